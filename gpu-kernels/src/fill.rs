@@ -1,0 +1,80 @@
+//! Filling memory with a generator's output: the layout shared by `warpmc generate` and the
+//! GPU fill kernels.
+//!
+//! Values come in groups of [`GROUP`] = 4 consecutive outputs of one stream (for normals, two
+//! Box-Muller pairs). With `S` streams the output is the streams' groups interleaved:
+//! value `i` is value `4 (i / 4 / S) + i % 4` of stream `(i / 4) % S`. With `S = 1` it is simply
+//! the stream. On the GPU each thread owns one stream and a warp writes 32 adjacent 16-byte
+//! groups, so the stores are coalesced and vectorised.
+
+use crate::convert::u32_to_unit_open_closed;
+use crate::normal::box_muller;
+use crate::rng::Uniform32;
+use crate::MathMode;
+
+/// Values per group.
+pub const GROUP: usize = 4;
+
+/// What a group holds.
+pub trait Group {
+    type Item: Copy + Default + Send + Sync;
+    /// The next group of a stream.
+    fn next_group<G: Uniform32>(rng: &mut G) -> [Self::Item; GROUP];
+}
+
+/// Raw 32-bit words.
+pub struct Words;
+/// Uniform `f32` in `(0, 1]` ([`u32_to_unit_open_closed`]).
+pub struct Uniforms;
+/// Standard normal `f32` by Box-Muller in mode `M`.
+pub struct Normals<M>(core::marker::PhantomData<M>);
+
+impl Group for Words {
+    type Item = u32;
+    #[inline(always)]
+    fn next_group<G: Uniform32>(rng: &mut G) -> [u32; GROUP] {
+        [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32()]
+    }
+}
+
+impl Group for Uniforms {
+    type Item = f32;
+    #[inline(always)]
+    fn next_group<G: Uniform32>(rng: &mut G) -> [f32; GROUP] {
+        Words::next_group(rng).map(u32_to_unit_open_closed)
+    }
+}
+
+impl<M: MathMode> Group for Normals<M> {
+    type Item = f32;
+    #[inline(always)]
+    fn next_group<G: Uniform32>(rng: &mut G) -> [f32; GROUP] {
+        let w = Words::next_group(rng);
+        let (n0, n1) = box_muller::<M>(w[0], w[1]);
+        let (n2, n3) = box_muller::<M>(w[2], w[3]);
+        [n0, n1, n2, n3]
+    }
+}
+
+/// Produce stream `stream`'s groups for `rows` rows of an interleaved block of `len` values
+/// with `streams` streams, calling `write(first_index, group)` for each group that starts
+/// inside the block (the caller truncates a final partial group).
+#[inline(always)]
+pub fn fill_stream<K: Group, G: Uniform32, W: FnMut(usize, [K::Item; GROUP])>(
+    rng: &mut G,
+    stream: usize,
+    streams: usize,
+    rows: usize,
+    len: usize,
+    mut write: W,
+) {
+    let mut row = 0;
+    while row < rows {
+        let base = (row * streams + stream) * GROUP;
+        if base >= len {
+            break;
+        }
+        write(base, K::next_group(rng));
+        row += 1;
+    }
+}

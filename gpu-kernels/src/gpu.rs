@@ -1,0 +1,226 @@
+//! GPU entry points (PTX build only).
+//!
+//! Each kernel is a thin shell: it finds its global thread index, loops over the work it owns
+//! (grid-stride, so any launch shape covers the job), calls the shared step functions, and
+//! writes its result. Launch-shape contract, checked by the host before every launch:
+//! `blockDim.x` is a multiple of 32 and only the x dimensions are used.
+//!
+//! Unsafe code here relies on one invariant each, stated at the block: the host allocated
+//! every buffer with the length the kernel's documentation gives.
+
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
+
+use crate::accum::PairMoments;
+use crate::asian::{accumulate_constant_paths, accumulate_paths, AsianBasketSteps};
+use crate::fill::{fill_stream, Group, Normals, Uniforms, Words, GROUP};
+use crate::rng::streams::hybrid_taus_stream;
+use crate::rng::HybridTaus;
+use crate::{Exact, Fast, MathMode};
+
+unsafe extern "C" {
+    // NVVM intrinsic: carries LLVM's `convergent` attribute, unlike inline asm.
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: i32, clamp: i32) -> i32;
+}
+
+/// `(global thread index, total threads in the grid)`.
+#[inline(always)]
+fn grid_position() -> (u64, u64) {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe {
+        let tid = _thread_idx_x() as u64;
+        let bid = _block_idx_x() as u64;
+        let bdim = _block_dim_x() as u64;
+        let gdim = _grid_dim_x() as u64;
+        (bid * bdim + tid, gdim * bdim)
+    }
+}
+
+#[inline(always)]
+fn shfl_xor_u64(v: u64, lane_mask: i32) -> u64 {
+    // SAFETY: called by all 32 lanes of the warp (full mask) at the same point: every kernel
+    // below reaches its reduction unconditionally, and blockDim.x is a multiple of 32.
+    unsafe {
+        let lo = shfl_sync_bfly_i32(u32::MAX, v as u32 as i32, lane_mask, 31) as u32 as u64;
+        let hi = shfl_sync_bfly_i32(u32::MAX, (v >> 32) as u32 as i32, lane_mask, 31) as u32 as u64;
+        lo | (hi << 32)
+    }
+}
+
+/// Butterfly reduction of the warp's accumulators; every lane ends with the warp total.
+#[inline(always)]
+fn warp_sum(acc: PairMoments) -> PairMoments {
+    let mut acc = acc;
+    let mut lane_mask = 16;
+    while lane_mask >= 1 {
+        let mine = acc.to_words();
+        let mut theirs = [0u64; PairMoments::WORDS];
+        let mut i = 0;
+        while i < PairMoments::WORDS {
+            theirs[i] = shfl_xor_u64(mine[i], lane_mask);
+            i += 1;
+        }
+        acc.merge(&PairMoments::from_words(&theirs));
+        lane_mask /= 2;
+    }
+    acc
+}
+
+/// Lane 0 of each warp writes the warp's totals to `out[warp * WORDS ..]`.
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words for each warp of the grid.
+#[inline(always)]
+unsafe fn write_warp_total(out: *mut u64, gtid: u64, acc: PairMoments) {
+    let total = warp_sum(acc);
+    if gtid % 32 == 0 {
+        let words = total.to_words();
+        let base = (gtid / 32) as usize * PairMoments::WORDS;
+        let mut i = 0;
+        while i < PairMoments::WORDS {
+            // SAFETY: in bounds by the function's contract.
+            unsafe { out.add(base + i).write(words[i]) };
+            i += 1;
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn asian_basket<M: MathMode>(p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64) {
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    accumulate_paths::<M>(&p, seed, first + gtid, end, threads, &mut acc);
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// Asian basket paths `first..end` of `seed`, exact mode. `out`: 17 words per warp of the grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn asian_basket_exact(
+    p: AsianBasketSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    // SAFETY: the host sizes `out` as documented.
+    unsafe { asian_basket::<Exact>(p, seed, first, end, out) }
+}
+
+/// Asian basket paths `first..end` of `seed`, fast mode. `out`: 17 words per warp of the grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn asian_basket_fast(
+    p: AsianBasketSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    // SAFETY: the host sizes `out` as documented.
+    unsafe { asian_basket::<Fast>(p, seed, first, end, out) }
+}
+
+/// The constant-RNG baseline of the fast Asian basket (see `normal::ConstantNormals`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn asian_basket_constant_fast(
+    p: AsianBasketSteps,
+    x0: f32,
+    dx: f32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    accumulate_constant_paths::<Fast>(&p, x0, dx, first + gtid, end, threads, &mut acc);
+    // SAFETY: the host sizes `out` as documented.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// States of streams `first_stream .. first_stream + streams` of `seed` into `states`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hybrid_taus_init(
+    states: *mut HybridTaus,
+    seed: u64,
+    first_stream: u64,
+    streams: u64,
+) {
+    let (gtid, threads) = grid_position();
+    let mut s = gtid;
+    while s < streams {
+        // SAFETY: `states` holds `streams` states.
+        unsafe { states.add(s as usize).write(hybrid_taus_stream(seed, first_stream + s)) };
+        s += threads;
+    }
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Vec4<T>([T; GROUP]);
+
+/// # Safety
+/// `out` holds `len` values and `base` is a multiple of 4 below `len`.
+#[inline(always)]
+unsafe fn store_group<T: Copy>(out: *mut T, base: usize, len: usize, g: [T; GROUP]) {
+    // SAFETY: in bounds by the contract; `out` comes from cuMemAlloc (256-byte aligned) and
+    // `base` is a multiple of 4, so the 16-byte vector store is aligned.
+    unsafe {
+        if base + GROUP <= len {
+            (out.add(base) as *mut Vec4<T>).write(Vec4(g));
+        } else {
+            let n = len - base;
+            out.add(base).write(g[0]);
+            if n > 1 {
+                out.add(base + 1).write(g[1]);
+            }
+            if n > 2 {
+                out.add(base + 2).write(g[2]);
+            }
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+    let (gtid, threads) = grid_position();
+    let mut s = gtid;
+    while s < streams {
+        // SAFETY: `states` holds `streams` states; `out` holds `len` values.
+        unsafe {
+            let mut rng = states.add(s as usize).read();
+            fill_stream::<K, _, _>(&mut rng, s as usize, streams as usize, rows as usize, len as usize, |base, g| {
+                store_group(out, base, len as usize, g)
+            });
+            states.add(s as usize).write(rng);
+        }
+        s += threads;
+    }
+}
+
+/// One block of the interleaved layout of `fill`: `len` u32 words, `streams` states advanced.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+    // SAFETY: the host sizes the buffers as documented.
+    unsafe { fill::<Words>(out, len, states, streams, rows) }
+}
+
+/// As `fill_u32`, uniform `f32` in (0, 1].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+    // SAFETY: the host sizes the buffers as documented.
+    unsafe { fill::<Uniforms>(out, len, states, streams, rows) }
+}
+
+/// As `fill_u32`, Box-Muller normals, exact mode.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+    // SAFETY: the host sizes the buffers as documented.
+    unsafe { fill::<Normals<Exact>>(out, len, states, streams, rows) }
+}
+
+/// As `fill_u32`, Box-Muller normals, fast mode.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+    // SAFETY: the host sizes the buffers as documented.
+    unsafe { fill::<Normals<Fast>>(out, len, states, streams, rows) }
+}

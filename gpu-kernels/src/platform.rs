@@ -1,0 +1,105 @@
+//! The one place where the CPU and the GPU builds differ.
+//!
+//! Everything else in the crate is written once. What lives here:
+//! - correctly rounded square root (`sqrt.rn.f32` on the GPU, `sqrtss` on the CPU: both IEEE
+//!   correctly rounded, so they agree bit for bit);
+//! - the fast-mode transcendental functions: the GPU's approximate instructions
+//!   (`lg2.approx.f32`, `sin.approx.f32`, `cos.approx.f32`, `ex2.approx.f32`,
+//!   `sqrt.approx.f32`) on the GPU and `std` on the CPU. These differ between the builds, which
+//!   is why [`crate::Fast`] mode is only reproducible within a tolerance;
+//! - on the GPU only, thread indexing, warp shuffles and warp barriers (in [`crate::gpu`]'s
+//!   private helpers, via this module's `nvptx` items).
+
+/// Correctly rounded single-precision square root (the same bits on both builds).
+#[inline(always)]
+pub fn sqrt_f32(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // llvm.sqrt.f32 without fast-math flags lowers to sqrt.rn.f32 (checked in the PTX).
+        core::intrinsics::sqrtf32(x)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x.sqrt()
+    }
+}
+
+/// Fast natural logarithm: `lg2.approx.f32` times ln 2 on the GPU, `f32::ln` on the CPU.
+#[inline(always)]
+pub fn fast_ln(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f32;
+        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!("lg2.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
+                options(pure, nomem, nostack));
+        }
+        r * core::f32::consts::LN_2
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x.ln()
+    }
+}
+
+/// Fast `exp`: `ex2.approx.f32` of `x * log2(e)` on the GPU, `f32::exp` on the CPU.
+#[inline(always)]
+pub fn fast_exp(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let y = x * core::f32::consts::LOG2_E;
+        let r: f32;
+        // SAFETY: a pure arithmetic instruction on registers.
+        unsafe {
+            core::arch::asm!("ex2.approx.f32 {r}, {y};", r = out(reg32) r, y = in(reg32) y,
+                options(pure, nomem, nostack));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x.exp()
+    }
+}
+
+/// Fast square root: `sqrt.approx.f32` on the GPU, `f32::sqrt` on the CPU.
+#[inline(always)]
+pub fn fast_sqrt(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f32;
+        // SAFETY: a pure arithmetic instruction on registers.
+        unsafe {
+            core::arch::asm!("sqrt.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
+                options(pure, nomem, nostack));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x.sqrt()
+    }
+}
+
+/// Fast `(sin θ, cos θ)` for `θ` in radians, `|θ| <= π`: `sin.approx.f32`/`cos.approx.f32` on the
+/// GPU, `f32::sin_cos` on the CPU.
+#[inline(always)]
+pub fn fast_sincos(theta: f32) -> (f32, f32) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let s: f32;
+        let c: f32;
+        // SAFETY: pure arithmetic instructions on registers.
+        unsafe {
+            core::arch::asm!("sin.approx.f32 {s}, {t};", "cos.approx.f32 {c}, {t};",
+                s = out(reg32) s, c = out(reg32) c, t = in(reg32) theta,
+                options(pure, nomem, nostack));
+        }
+        (s, c)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        theta.sin_cos()
+    }
+}

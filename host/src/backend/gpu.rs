@@ -1,0 +1,292 @@
+//! The GPU executor: the PTX module built from `gpu-kernels`, loaded and launched through
+//! cudarc with dynamic loading (no CUDA is needed to build; no driver is a clean error).
+//!
+//! All unsafe code of the host crate is here, at the kernel-launch boundary. Each launch
+//! relies on the same invariants, checked in this file: buffers are allocated with the lengths
+//! the kernel's documentation gives (`gpu-kernels/src/gpu.rs`), and the block size is a
+//! multiple of 32 (the kernels' warp reductions use full-mask shuffles).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg,
+};
+use warpmc_kernels::accum::PairMoments;
+use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::fill::GROUP;
+
+use super::{BackendOptions, Executor, FillKind, Filler, StreamInit};
+use crate::pricing::Mode;
+use crate::{Error, Result};
+
+/// Default threads per block.
+pub const DEFAULT_BLOCK: u32 = 256;
+
+/// A `#[repr(C)]` kernel-crate struct passed to a kernel by value.
+#[repr(transparent)]
+struct ByValue<T>(T);
+// SAFETY: AsianBasketSteps is #[repr(C)], Copy, all fields plain f32/u32, and the PTX
+// parameter is declared from the same definition (`.param .align 4 .b8 [32]`).
+unsafe impl DeviceRepr for ByValue<AsianBasketSteps> {}
+
+fn gpu_err(what: &str) -> impl FnOnce(DriverError) -> Error + '_ {
+    move |e| Error::Gpu(format!("{what}: {e:?}"))
+}
+
+struct Kernels {
+    asian_exact: CudaFunction,
+    asian_fast: CudaFunction,
+    asian_constant: CudaFunction,
+    init: CudaFunction,
+    fill_u32: CudaFunction,
+    fill_uniform: CudaFunction,
+    fill_normal_exact: CudaFunction,
+    fill_normal_fast: CudaFunction,
+}
+
+pub struct GpuExecutor {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    _module: Arc<CudaModule>,
+    k: Kernels,
+    name: String,
+    sms: u32,
+    block: u32,
+    grid: Option<u32>,
+}
+
+impl GpuExecutor {
+    /// Open device `opts.gpu_device` and load the module. No driver or no device is
+    /// [`Error::GpuUnavailable`].
+    pub fn new(opts: &BackendOptions) -> Result<Self> {
+        // SAFETY: only probes for the library; loads nothing into the process if absent.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::GpuUnavailable("the CUDA driver library (libcuda.so) was not found".into()));
+        }
+        let block = opts.gpu_block.unwrap_or(DEFAULT_BLOCK);
+        if block == 0 || block % 32 != 0 || block > 1024 {
+            return Err(Error::invalid("gpu_block", block, "a multiple of 32 in [32, 1024]"));
+        }
+        if opts.gpu_grid == Some(0) {
+            return Err(Error::invalid("gpu_grid", 0, "[1, 2^31 - 1]"));
+        }
+        let ctx = CudaContext::new(opts.gpu_device)
+            .map_err(|e| Error::GpuUnavailable(format!("cannot open CUDA device {}: {e:?}", opts.gpu_device)))?;
+        let name = ctx.name().map_err(gpu_err("device name"))?;
+        let sms = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(gpu_err("multiprocessor count"))? as u32;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(crate::PTX))
+            .map_err(gpu_err("loading the PTX module"))?;
+        let f = |n: &str| module.load_function(n).map_err(|e| Error::Gpu(format!("kernel {n}: {e:?}")));
+        let k = Kernels {
+            asian_exact: f("asian_basket_exact")?,
+            asian_fast: f("asian_basket_fast")?,
+            asian_constant: f("asian_basket_constant_fast")?,
+            init: f("hybrid_taus_init")?,
+            fill_u32: f("fill_u32")?,
+            fill_uniform: f("fill_uniform")?,
+            fill_normal_exact: f("fill_normal_exact")?,
+            fill_normal_fast: f("fill_normal_fast")?,
+        };
+        let stream = ctx.default_stream();
+        Ok(Self { ctx, stream, _module: module, k, name, sms, block, grid: opts.gpu_grid })
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn multiprocessors(&self) -> u32 {
+        self.sms
+    }
+
+    /// Grid for `work` independent items of `f`: the override, or enough resident blocks to fill
+    /// every multiprocessor (occupancy), but no more blocks than the work needs.
+    fn grid_for(&self, f: &CudaFunction, work: u64) -> Result<u32> {
+        if let Some(g) = self.grid {
+            return Ok(g);
+        }
+        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(self.block, 0, None).map_err(gpu_err("occupancy"))?;
+        let full = self.sms as u64 * per_sm.max(1) as u64;
+        Ok(full.min(work.div_ceil(self.block as u64)).max(1) as u32)
+    }
+
+    fn config(&self, grid: u32) -> LaunchConfig {
+        LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (self.block, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// Launch an Asian basket kernel over `paths` and sum the per-warp results.
+    fn asian(&self, f: &CudaFunction, p: &AsianBasketSteps, tail: AsianTail, paths: Range<u64>) -> Result<PairMoments> {
+        let grid = self.grid_for(f, paths.end - paths.start)?;
+        let warps = grid as usize * self.block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let arg = ByValue(*p);
+        let (first, end) = (paths.start, paths.end);
+        let mut b = self.stream.launch_builder(f);
+        b.arg(&arg);
+        match &tail {
+            AsianTail::Seed(seed) => b.arg(seed),
+            AsianTail::Constant(x0, dx) => b.arg(x0).arg(dx),
+        };
+        b.arg(&first).arg(&end).arg(&mut out);
+        // SAFETY: argument list matches the kernel's signature; `out` holds WORDS words per warp
+        // of the grid; the block size is a multiple of 32 (checked in `new`).
+        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("asian basket launch"))?;
+        let words = self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?;
+        let mut total = PairMoments::ZERO;
+        for w in words.chunks_exact(PairMoments::WORDS) {
+            total.merge(&PairMoments::from_words(w.try_into().unwrap()));
+        }
+        Ok(total)
+    }
+
+    fn asian_function(&self, mode: Mode) -> &CudaFunction {
+        match mode {
+            Mode::Exact => &self.k.asian_exact,
+            Mode::Fast => &self.k.asian_fast,
+        }
+    }
+
+    fn fill_function(&self, kind: FillKind) -> &CudaFunction {
+        match kind {
+            FillKind::Words => &self.k.fill_u32,
+            FillKind::Uniforms => &self.k.fill_uniform,
+            FillKind::Normals(Mode::Exact) => &self.k.fill_normal_exact,
+            FillKind::Normals(Mode::Fast) => &self.k.fill_normal_fast,
+        }
+    }
+
+    /// Device states for `init` (4 words per stream).
+    pub fn init_states(&self, init: StreamInit) -> Result<CudaSlice<u32>> {
+        match init {
+            StreamInit::Explicit(s) => self.stream.clone_htod(&s.z).map_err(gpu_err("copy state")),
+            StreamInit::Seeded { seed, first, count } => {
+                let mut states = self.stream.alloc_zeros::<u32>(4 * count as usize).map_err(gpu_err("alloc states"))?;
+                let grid = self.grid_for(&self.k.init, count)?;
+                let mut b = self.stream.launch_builder(&self.k.init);
+                b.arg(&mut states).arg(&seed).arg(&first).arg(&count);
+                // SAFETY: `states` holds 4 words per stream.
+                unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("stream init launch"))?;
+                Ok(states)
+            }
+        }
+    }
+
+    /// Launch one fill block of `len` values into `out` from `states` (`streams` of them).
+    pub fn launch_fill(&self, kind: FillKind, out: &mut CudaSlice<u32>, len: u64, states: &mut CudaSlice<u32>, streams: u64) -> Result<()> {
+        assert!(out.len() as u64 >= len && states.len() as u64 >= 4 * streams);
+        let f = self.fill_function(kind);
+        let rows = len.div_ceil(GROUP as u64 * streams);
+        let grid = self.grid_for(f, streams)?;
+        let mut b = self.stream.launch_builder(f);
+        b.arg(out).arg(&len).arg(states).arg(&streams).arg(&rows);
+        // SAFETY: `out` holds at least `len` values and `states` 4 words per stream (asserted).
+        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("fill launch"))?;
+        Ok(())
+    }
+
+    /// Milliseconds between two events recorded around `work` on the executor's stream.
+    pub fn time_ms(&self, work: impl FnOnce() -> Result<()>) -> Result<f64> {
+        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(flags).map_err(gpu_err("event"))?;
+        work()?;
+        let end = self.stream.record_event(flags).map_err(gpu_err("event"))?;
+        Ok(start.elapsed_ms(&end).map_err(gpu_err("elapsed"))? as f64)
+    }
+
+    /// Time of the Asian kernel alone (no copy back), for the benchmark.
+    pub fn time_asian(&self, p: &AsianBasketSteps, seed: u64, paths: u64, mode: Option<Mode>) -> Result<f64> {
+        let f = match mode {
+            Some(m) => self.asian_function(m),
+            None => &self.k.asian_constant,
+        };
+        let grid = self.grid_for(f, paths)?;
+        let warps = grid as usize * self.block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let arg = ByValue(*p);
+        let (x0, dx, first) = (0.0f32, 0.0f32, 0u64);
+        let ms = self.time_ms(|| {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg);
+            if mode.is_some() {
+                b.arg(&seed);
+            } else {
+                b.arg(&x0).arg(&dx);
+            }
+            b.arg(&first).arg(&paths).arg(&mut out);
+            // SAFETY: as in `asian`.
+            unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("asian basket launch"))?;
+            Ok(())
+        })?;
+        Ok(ms)
+    }
+}
+
+enum AsianTail {
+    Seed(u64),
+    Constant(f32, f32),
+}
+
+impl Executor for GpuExecutor {
+    fn kind(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn description(&self) -> String {
+        format!("{} ({} SMs)", self.name, self.sms)
+    }
+
+    fn batch_paths(&self, steps: u32) -> u64 {
+        // About 2^34 steps per launch: a few hundred milliseconds on an H100.
+        ((1u64 << 34) / steps.max(1) as u64).max(1 << 16)
+    }
+
+    fn asian_basket(&self, p: &AsianBasketSteps, seed: u64, paths: Range<u64>, mode: Mode) -> Result<PairMoments> {
+        self.asian(self.asian_function(mode), p, AsianTail::Seed(seed), paths)
+    }
+
+    fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
+        self.asian(&self.k.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths)
+    }
+
+    fn filler(&self, kind: FillKind, init: StreamInit) -> Result<Box<dyn Filler + '_>> {
+        let states = self.init_states(init)?;
+        Ok(Box::new(GpuFiller { exec: self, kind, streams: init.streams(), states, out: None }))
+    }
+}
+
+struct GpuFiller<'a> {
+    exec: &'a GpuExecutor,
+    kind: FillKind,
+    streams: u64,
+    states: CudaSlice<u32>,
+    out: Option<CudaSlice<u32>>,
+}
+
+impl Filler for GpuFiller<'_> {
+    fn fill(&mut self, out: &mut [u32]) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let len = out.len();
+        if self.out.as_ref().is_none_or(|d| d.len() < len) {
+            self.out = Some(self.exec.stream.alloc_zeros::<u32>(len).map_err(gpu_err("alloc"))?);
+        }
+        let dev = self.out.as_mut().unwrap();
+        self.exec.launch_fill(self.kind, dev, len as u64, &mut self.states, self.streams)?;
+        self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
+        self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
+    }
+}

@@ -1,0 +1,123 @@
+//! Backends: where a job runs.
+//!
+//! An [`Executor`] runs the shared step functions of [`warpmc_kernels`] over a range of paths or
+//! streams and returns exact sums. Two exist: [`cpu::CpuExecutor`] (rayon, all cores) and, with
+//! the `gpu` feature, [`gpu::GpuExecutor`] (cudarc, dynamic loading). [`open`] picks one.
+
+use std::ops::Range;
+
+use warpmc_kernels::accum::PairMoments;
+use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::rng::HybridTaus;
+
+use crate::pricing::Mode;
+use crate::Result;
+
+pub mod cpu;
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
+/// Which backend to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// The GPU when a driver and a device are present, the CPU otherwise.
+    #[default]
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+/// How to open a backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackendOptions {
+    pub kind: BackendKind,
+    /// CPU worker threads (default: all cores).
+    pub cpu_threads: Option<usize>,
+    /// GPU launch shape override (threads per block, a multiple of 32; blocks).
+    pub gpu_block: Option<u32>,
+    pub gpu_grid: Option<u32>,
+    /// CUDA device ordinal.
+    pub gpu_device: usize,
+}
+
+/// What the generator fill produces (see [`warpmc_kernels::fill`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FillKind {
+    Words,
+    Uniforms,
+    Normals(Mode),
+}
+
+/// Where the streams of a fill start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamInit {
+    /// Streams `first .. first + count` of `seed` (the rule of `warpmc_kernels::rng::streams`).
+    Seeded { seed: u64, first: u64, count: u64 },
+    /// One stream from a raw state.
+    Explicit(HybridTaus),
+}
+
+impl StreamInit {
+    pub fn streams(&self) -> u64 {
+        match self {
+            StreamInit::Seeded { count, .. } => *count,
+            StreamInit::Explicit(_) => 1,
+        }
+    }
+}
+
+/// Produces consecutive blocks of the interleaved fill layout, keeping stream states between
+/// blocks. Every block but the last must hold a multiple of `4 * streams` values.
+pub trait Filler {
+    /// Fill `out` (32-bit words: `u32`, or the bits of `f32`).
+    fn fill(&mut self, out: &mut [u32]) -> Result<()>;
+}
+
+/// A backend.
+pub trait Executor: Send + Sync {
+    /// `"cpu"` or `"gpu"`.
+    fn kind(&self) -> &'static str;
+    /// The device in words: GPU name and multiprocessors, or CPU thread count.
+    fn description(&self) -> String;
+    /// How many paths of `steps` steps to run per call, for progress reporting.
+    fn batch_paths(&self, steps: u32) -> u64;
+    /// Exact sums of `(payoff, unfloored)` over Asian basket paths `paths` of `seed`.
+    fn asian_basket(&self, p: &AsianBasketSteps, seed: u64, paths: Range<u64>, mode: Mode) -> Result<PairMoments>;
+    /// The same with the constant-RNG baseline (fast mode) instead of a generator.
+    fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments>;
+    /// A filler for `kind` starting at `init`.
+    fn filler(&self, kind: FillKind, init: StreamInit) -> Result<Box<dyn Filler + '_>>;
+}
+
+/// Open the backend `opts` asks for. With [`BackendKind::Auto`], the GPU is used when one can be
+/// opened, otherwise the CPU; with [`BackendKind::Gpu`], no GPU is an error.
+pub fn open(opts: &BackendOptions) -> Result<Box<dyn Executor>> {
+    match opts.kind {
+        BackendKind::Cpu => Ok(Box::new(cpu::CpuExecutor::new(opts.cpu_threads)?)),
+        BackendKind::Gpu => open_gpu(opts),
+        BackendKind::Auto => match open_gpu(opts) {
+            Ok(exec) => Ok(exec),
+            Err(crate::Error::GpuUnavailable(_)) => Ok(Box::new(cpu::CpuExecutor::new(opts.cpu_threads)?)),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+#[cfg(feature = "gpu")]
+fn open_gpu(opts: &BackendOptions) -> Result<Box<dyn Executor>> {
+    Ok(Box::new(gpu::GpuExecutor::new(opts)?))
+}
+
+#[cfg(not(feature = "gpu"))]
+fn open_gpu(_: &BackendOptions) -> Result<Box<dyn Executor>> {
+    Err(crate::Error::GpuUnavailable("this build of warpmc has no GPU support (built without the `gpu` feature)".into()))
+}
+
+/// Whether a GPU can be opened, and if not, why (for `warpmc info` and test skips).
+pub fn gpu_status() -> std::result::Result<String, String> {
+    match open_gpu(&BackendOptions { kind: BackendKind::Gpu, ..Default::default() }) {
+        Ok(exec) => Ok(exec.description()),
+        Err(e) => Err(e.to_string()),
+    }
+}

@@ -1,0 +1,159 @@
+//! `warpmc generate`: a generator's output, as text or raw binary, on any backend.
+//!
+//! The values are those of [`warpmc_kernels::fill`]'s layout: with one stream (the default)
+//! simply that stream; with `streams = S`, groups of four values of streams `first .. first+S`
+//! interleaved. The same spec gives the same values on the CPU and the GPU.
+
+use std::io::Write;
+
+use warpmc_kernels::fill::GROUP;
+use warpmc_kernels::rng::HybridTaus;
+
+use crate::backend::{Executor, FillKind, StreamInit};
+use crate::pricing::Mode;
+use crate::{Error, Result};
+
+/// Uniform generators available to `generate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generator {
+    /// GPU Gems 3's hybrid Tausworthe (taus88 XOR a 32-bit LCG).
+    HybridTaus,
+}
+
+/// What to output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Distribution {
+    /// Raw 32-bit words.
+    U32,
+    /// `f32` in (0, 1]: `z * 2^-32 + 2^-33`.
+    Uniform,
+    /// Standard normal `f32` by Box-Muller (`--mode` picks exact or fast math).
+    Normal,
+}
+
+/// Output encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One value per line: decimal words, floats in the shortest form that reads back exactly.
+    Text,
+    /// Little-endian 4-byte values, no separators (for `dieharder -g 200` and the like).
+    Binary,
+}
+
+/// Largest number of interleaved streams.
+pub const STREAMS_MAX: u64 = 1 << 26;
+/// Largest count of values in one call.
+pub const COUNT_MAX: u64 = 1 << 50;
+
+/// A generate job.
+#[derive(Clone, Copy, Debug)]
+pub struct GenerateSpec {
+    pub generator: Generator,
+    pub distribution: Distribution,
+    pub mode: Mode,
+    pub count: u64,
+    pub init: StreamInit,
+    pub format: Format,
+}
+
+impl GenerateSpec {
+    /// Streams `first .. first + streams` of `seed`.
+    pub fn seeded(seed: u64, first: u64, streams: u64) -> StreamInit {
+        StreamInit::Seeded { seed, first, count: streams }
+    }
+
+    /// One stream from a raw state, rejected if a component is invalid.
+    pub fn explicit(state: [u32; 4]) -> Result<StreamInit> {
+        Ok(StreamInit::Explicit(HybridTaus::from_state(state)?))
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=COUNT_MAX).contains(&self.count) {
+            return Err(Error::invalid("count", self.count, "[1, 2^50]"));
+        }
+        if let StreamInit::Seeded { first, count, .. } = self.init {
+            if !(1..=STREAMS_MAX).contains(&count) {
+                return Err(Error::invalid("streams", count, "[1, 2^26]"));
+            }
+            if first.checked_add(count).is_none() {
+                return Err(Error::invalid("stream", first, format!("[0, 2^64 - {count}]")));
+            }
+        }
+        Ok(())
+    }
+
+    fn kind(&self) -> FillKind {
+        match self.distribution {
+            Distribution::U32 => FillKind::Words,
+            Distribution::Uniform => FillKind::Uniforms,
+            Distribution::Normal => FillKind::Normals(self.mode),
+        }
+    }
+}
+
+/// Values per block: a whole number of rows of the interleaved layout, about 4 Mi values.
+fn block_len(streams: u64) -> u64 {
+    let row = GROUP as u64 * streams;
+    (1u64 << 22).div_ceil(row) * row
+}
+
+/// Produce `count` values of `kind` from `init` on `exec`, one block at a time.
+fn for_each_block(
+    exec: &dyn Executor,
+    kind: FillKind,
+    init: StreamInit,
+    count: u64,
+    mut f: impl FnMut(&[u32]) -> Result<()>,
+) -> Result<()> {
+    let mut filler = exec.filler(kind, init)?;
+    let block = block_len(init.streams());
+    let mut buf = vec![0u32; block.min(count) as usize];
+    let mut left = count;
+    while left > 0 {
+        let n = block.min(left) as usize;
+        filler.fill(&mut buf[..n])?;
+        f(&buf[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Generate `spec.count` values on `exec` into `out`.
+pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -> Result<()> {
+    spec.validate()?;
+    let mut text = String::new();
+    for_each_block(exec, spec.kind(), spec.init, spec.count, |words| {
+        match spec.format {
+            Format::Binary => {
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.write_all(&bytes)?;
+            }
+            Format::Text => {
+                use std::fmt::Write as _;
+                text.clear();
+                for &w in words {
+                    match spec.distribution {
+                        Distribution::U32 => writeln!(text, "{w}"),
+                        _ => writeln!(text, "{}", f32::from_bits(w)),
+                    }
+                    .expect("writing to a String");
+                }
+                out.write_all(text.as_bytes())?;
+            }
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The first `count` values (as 32-bit words) of `kind` from `init`, in memory: for tests and
+/// embedding.
+pub fn generate_words(exec: &dyn Executor, kind: FillKind, init: StreamInit, count: usize) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(count);
+    for_each_block(exec, kind, init, count as u64, |words| {
+        out.extend_from_slice(words);
+        Ok(())
+    })?;
+    Ok(out)
+}

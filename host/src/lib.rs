@@ -1,0 +1,32 @@
+//! # warpmc
+//!
+//! Monte Carlo on NVIDIA GPUs, with a CPU backend built from the same code.
+//!
+//! The numerics (generators, normal transforms, path and payoff steps, exact accumulators)
+//! live once in the `no_std` crate [`warpmc_kernels`], re-exported as [`kernels`]. This crate
+//! validates jobs, runs them on a backend ([`backend`]: the GPU through cudarc, or all CPU
+//! cores through rayon) and turns exact sums into reports with error bars.
+//!
+//! ```no_run
+//! use warpmc::backend::{self, BackendOptions};
+//! use warpmc::pricing::{price_asian_basket, AsianBasket, Mode, PricingJob};
+//!
+//! let exec = backend::open(&BackendOptions::default())?; // GPU if present, else CPU
+//! let job = PricingJob { option: AsianBasket::default(), steps: 256, paths: 1 << 20, seed: 1, mode: Mode::Exact };
+//! let report = price_asian_basket(exec.as_ref(), &job)?;
+//! println!("{} ± {}", report.price, report.std_error);
+//! # Ok::<(), warpmc::Error>(())
+//! ```
+
+pub mod backend;
+pub mod bench;
+pub mod error;
+pub mod generate;
+pub mod pricing;
+
+pub use error::{Error, Result};
+pub use warpmc_kernels as kernels;
+
+/// The PTX module compiled from `gpu-kernels` at build time (see `build.rs`).
+#[cfg(feature = "gpu")]
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/warpmc_kernels.ptx"));

@@ -1,0 +1,326 @@
+//! The `warpmc` command-line tool: `price`, `generate`, `bench`, `info`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use warpmc::backend::{self, BackendKind, BackendOptions};
+use warpmc::generate::{Distribution, Format, GenerateSpec, Generator};
+use warpmc::pricing::{price_asian_basket_with_progress, AsianBasket, Mode, PriceReport, PricingJob};
+use warpmc::{bench, Error};
+
+#[derive(Parser)]
+#[command(name = "warpmc", version, about = "Monte Carlo on NVIDIA GPUs, with a CPU backend from the same code")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Price GPU Gems 3's Asian basket option (Listing 37-8) with error bars.
+    Price(PriceArgs),
+    /// Write a generator's output to stdout or a file.
+    Generate(GenerateArgs),
+    /// Measure generator and pricing throughput (GPU beside cuRAND and copy bandwidth; CPU).
+    Bench(BenchArgs),
+    /// Show which backends are available.
+    Info,
+}
+
+#[derive(Args, Clone, Copy)]
+struct BackendArgs {
+    /// Where to run: `auto` takes the GPU when a driver and a device are present.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+    backend: BackendKind,
+    /// CPU worker threads [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// GPU threads per block (a multiple of 32) [default: 256].
+    #[arg(long)]
+    gpu_block: Option<u32>,
+    /// GPU blocks [default: enough to fill every multiprocessor].
+    #[arg(long)]
+    gpu_grid: Option<u32>,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    gpu_device: usize,
+}
+
+impl BackendArgs {
+    fn options(&self) -> BackendOptions {
+        BackendOptions {
+            kind: self.backend,
+            cpu_threads: self.threads,
+            gpu_block: self.gpu_block,
+            gpu_grid: self.gpu_grid,
+            gpu_device: self.gpu_device,
+        }
+    }
+}
+
+#[derive(Args)]
+struct PriceArgs {
+    /// Monte Carlo paths, in [2, 2^40] (also accepts 1e6, 2^20, 1_000_000).
+    #[arg(long, default_value = "1048576", value_parser = parse_count, allow_negative_numbers = true)]
+    paths: i128,
+    /// Averaging dates per path, in [1, 1000000].
+    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
+    steps: i64,
+    /// Seed: path k uses stream k of this seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// `exact`: bit-identical on CPU and GPU; `fast`: hardware approximations, within a tolerance.
+    #[arg(long, value_enum, default_value_t = Mode::Exact)]
+    mode: Mode,
+    /// Initial price of asset a, in (0, 1e12].
+    #[arg(long, default_value_t = 100.0, allow_negative_numbers = true)]
+    spot_a: f64,
+    /// Initial price of asset b, in (0, 1e12].
+    #[arg(long, default_value_t = 100.0, allow_negative_numbers = true)]
+    spot_b: f64,
+    /// Volatility of asset a per year, in (0, 5].
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
+    vol_a: f64,
+    /// Volatility of asset b per year, in (0, 5].
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    vol_b: f64,
+    /// Correlation of the two assets, in [-1, 1].
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    corr: f64,
+    /// Risk-free rate (drift and discounting), in [-1, 1].
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
+    rate: f64,
+    /// Maturity in years, in (0, 100].
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    maturity: f64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    #[arg(long, value_enum, default_value_t = Generator::HybridTaus)]
+    generator: Generator,
+    #[arg(long, value_enum, default_value_t = Distribution::U32)]
+    distribution: Distribution,
+    /// Number of values, in [1, 2^50].
+    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
+    count: i128,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// First stream (the stream of path k of a pricing job with the same seed is k).
+    #[arg(long, default_value_t = 0)]
+    stream: u64,
+    /// Number of streams, interleaved in groups of four values, in [1, 2^26].
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_negative_numbers = true)]
+    streams: i128,
+    /// A raw generator state `z1,z2,z3,z4` instead of a seed (one stream; z1 >= 2, z2 >= 8, z3 >= 16).
+    #[arg(long, value_parser = parse_state, conflicts_with_all = ["seed", "stream", "streams"])]
+    state: Option<[u32; 4]>,
+    /// Transform mode for `--distribution normal`.
+    #[arg(long, value_enum, default_value_t = Mode::Exact)]
+    mode: Mode,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write here instead of stdout.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Small sizes: a smoke run, not figures to report.
+    #[arg(long)]
+    quick: bool,
+    /// Write the full results as JSON here.
+    #[arg(long)]
+    json_out: Option<PathBuf>,
+    /// Write the Markdown table here.
+    #[arg(long)]
+    markdown_out: Option<PathBuf>,
+}
+
+/// A count: decimal with optional underscores, `AeB` (1e6) or `2^N`. Signed, so that a
+/// negative count reaches the range check and gets its message.
+fn parse_count(s: &str) -> Result<i128, String> {
+    let t = s.trim().replace('_', "");
+    let v = if let Some(e) = t.strip_prefix("2^") {
+        e.parse::<u32>().ok().filter(|&e| e < 100).map(|e| 1i128 << e)
+    } else if t.contains(['e', 'E']) {
+        t.parse::<f64>().ok().filter(|v| v.fract() == 0.0 && v.abs() < 1e30).map(|v| v as i128)
+    } else {
+        t.parse::<i128>().ok()
+    };
+    v.ok_or_else(|| format!("'{s}' is not a whole number (examples: 1048576, 1e6, 2^20)"))
+}
+
+/// A count flag's value as `u64`, or the range error naming it.
+fn count_in(field: &'static str, v: i128, lo: u64, hi: u64, allowed: &str) -> warpmc::Result<u64> {
+    u64::try_from(v)
+        .ok()
+        .filter(|x| (lo..=hi).contains(x))
+        .ok_or_else(|| Error::InvalidParameter { field, value: v.to_string(), allowed: allowed.to_string() })
+}
+
+/// `z1,z2,z3,z4` as four `u32`.
+fn parse_state(s: &str) -> Result<[u32; 4], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let words: Vec<u32> = parts.iter().filter_map(|p| p.parse().ok()).collect();
+    <[u32; 4]>::try_from(words)
+        .ok()
+        .filter(|_| parts.len() == 4)
+        .ok_or_else(|| format!("'{s}' is not four comma-separated 32-bit unsigned integers z1,z2,z3,z4"))
+}
+
+/// The CLI's rendering of a library error: parameters are named as flags.
+fn render(e: &Error) -> String {
+    match e {
+        Error::InvalidParameter { field, value, allowed } => {
+            format!("invalid --{}: {value} is outside the allowed range {allowed}", field.replace('_', "-"))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Price(a) => price(a),
+        Command::Generate(a) => generate(a),
+        Command::Bench(a) => bench_cmd(a),
+        Command::Info => info(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", render(&e));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn price(a: PriceArgs) -> warpmc::Result<()> {
+    let steps = u32::try_from(a.steps).map_err(|_| Error::InvalidParameter {
+        field: "steps",
+        value: a.steps.to_string(),
+        allowed: format!("[1, {}]", warpmc::pricing::limits::STEPS_MAX),
+    })?;
+    let job = PricingJob {
+        option: AsianBasket {
+            spot_a: a.spot_a,
+            spot_b: a.spot_b,
+            vol_a: a.vol_a,
+            vol_b: a.vol_b,
+            corr: a.corr,
+            rate: a.rate,
+            maturity: a.maturity,
+        },
+        steps,
+        paths: count_in("paths", a.paths, 2, warpmc::pricing::limits::PATHS_MAX, "[2, 2^40]")?,
+        seed: a.seed,
+        mode: a.mode,
+    };
+    job.validate()?;
+    let exec = backend::open(&a.backend.options())?;
+    let bar = (!a.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(job.paths);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {wide_bar} {pos}/{len} paths, {eta} left")
+                .expect("a valid template"),
+        );
+        bar
+    });
+    let report = price_asian_basket_with_progress(exec.as_ref(), &job, &mut |done, _| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("serialisable report"));
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn print_report(r: &PriceReport) {
+    let o = &r.option;
+    println!("warpmc: Asian basket option (GPU Gems 3, Listing 37-8)");
+    println!(
+        "  option       spots {} / {}, vols {} / {}, corr {}, rate {}, maturity {} y",
+        o.spot_a, o.spot_b, o.vol_a, o.vol_b, o.corr, o.rate, o.maturity
+    );
+    println!("  backend      {}: {}", r.backend, r.device);
+    println!("  paths        {}", r.paths);
+    println!("  steps        {}", r.steps);
+    println!("  seed         {}", r.seed);
+    println!("  mode         {}", r.mode.name());
+    println!("  price        {:.6}", r.price);
+    println!("  std error    {:.6}", r.std_error);
+    println!("  95% CI       [{:.6}, {:.6}]", r.ci95[0], r.ci95[1]);
+    println!("  with control variate  {:.6} ± {:.6} (std error)", r.price_control_variate, r.std_error_control_variate);
+    println!(
+        "  check        E[average - final], unfloored: MC {:.6} vs closed form {:.6} (z = {:+.2})",
+        r.check.monte_carlo, r.check.closed_form, r.check.z_score
+    );
+    println!("  wall time    {:.3} s", r.wall_seconds);
+    println!("  paths/s      {:.4e}", r.paths_per_second);
+    println!("  MSteps/s     {:.1}", r.msteps_per_second);
+}
+
+fn generate(a: GenerateArgs) -> warpmc::Result<()> {
+    let count = count_in("count", a.count, 1, warpmc::generate::COUNT_MAX, "[1, 2^50]")?;
+    let streams = count_in("streams", a.streams, 1, warpmc::generate::STREAMS_MAX, "[1, 2^26]")?;
+    let init = match a.state {
+        Some(z) => GenerateSpec::explicit(z)?,
+        None => GenerateSpec::seeded(a.seed, a.stream, streams),
+    };
+    let spec = GenerateSpec { generator: a.generator, distribution: a.distribution, mode: a.mode, count, init, format: a.format };
+    spec.validate()?;
+    let exec = backend::open(&a.backend.options())?;
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(BufWriter::new(File::create(p)?)),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    match warpmc::generate::generate(exec.as_ref(), &spec, &mut out) {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
+    let sizes = if a.quick { bench::BenchSizes::quick() } else { bench::BenchSizes::full() };
+    let report = bench::run(sizes, &mut |s| eprintln!("bench: {s}"))?;
+    let md = report.markdown();
+    if let Some(p) = &a.json_out {
+        std::fs::write(p, serde_json::to_string_pretty(&report).expect("serialisable report"))?;
+    }
+    if let Some(p) = &a.markdown_out {
+        std::fs::write(p, &md)?;
+    }
+    println!("{md}");
+    Ok(())
+}
+
+fn info() -> warpmc::Result<()> {
+    println!("warpmc {}", env!("CARGO_PKG_VERSION"));
+    match backend::gpu_status() {
+        Ok(d) => println!("gpu: {d}"),
+        Err(why) => println!("gpu: not available ({why})"),
+    }
+    let cpu = backend::cpu::CpuExecutor::new(None)?;
+    println!("cpu: {} threads", cpu.threads());
+    Ok(())
+}
