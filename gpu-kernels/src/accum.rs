@@ -13,36 +13,43 @@
 /// `2^64` as `f64`.
 const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 
+/// `2^32` as `f64`.
+const TWO_POW_32: f64 = 4_294_967_296.0;
+
+/// Round `s` (with `|s| < 2^53`) to the nearest integer, ties to even.
+#[inline(always)]
+fn round_ties_even(s: f64) -> i64 {
+    let t = s as i64; // truncates toward zero on both builds
+    let frac = s - t as f64; // exact
+    let odd = t & 1 != 0;
+    if frac > 0.5 || (frac == 0.5 && odd) {
+        t + 1
+    } else if frac < -0.5 || (frac == -0.5 && odd) {
+        t - 1
+    } else {
+        t
+    }
+}
+
 /// `round(v * 2^64)` as a signed 128-bit integer, for `|v| < 2^62`; `None` otherwise (NaN and
-/// infinities included). Exact: the only rounding is the final one to an integer.
+/// infinities included). Exact: the only rounding is the final one to an integer (to nearest,
+/// ties to even).
+///
+/// `v` is split in floating point into its integer part and two 32-bit chunks of its fraction;
+/// every step is exact (taking the integer part of a float and scaling by a power of two lose
+/// nothing), so only the last chunk is rounded. Written with constant shifts only: a variable
+/// 128-bit shift costs a GPU dozens of registers.
 #[inline(always)]
 pub fn to_fixed64(v: f64) -> Option<i128> {
     if !(v.abs() < 4_611_686_018_427_387_904.0) {
         return None;
     }
-    let bits = v.to_bits();
-    let negative = (bits >> 63) != 0;
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    // v = mant * 2^e
-    let (mant, e) = if biased == 0 { (frac, -1074) } else { (frac | (1u64 << 52), biased - 1075) };
-    let shift = e + 64;
-    let magnitude: u128 = if shift >= 0 {
-        // |v| < 2^62 bounds shift <= 73, so the result is below 2^126.
-        (mant as u128) << (shift as u32)
-    } else if shift <= -54 {
-        // mant < 2^53, so mant * 2^shift < 1/2: rounds to zero.
-        0
-    } else {
-        let n = (-shift) as u32;
-        let t = mant >> n;
-        let rem = mant & ((1u64 << n) - 1);
-        let half = 1u64 << (n - 1);
-        let up = rem > half || (rem == half && (t & 1) == 1);
-        (t + up as u64) as u128
-    };
-    let m = magnitude as i128;
-    Some(if negative { -m } else { m })
+    let int = v as i64;
+    let r1 = (v - int as f64) * TWO_POW_32; // |r1| < 2^32, exact
+    let mid = r1 as i64;
+    let r2 = (r1 - mid as f64) * TWO_POW_32; // |r2| < 2^32, exact
+    let low = round_ties_even(r2);
+    Some(((int as i128) << 64) + ((mid as i128) << 32) + low as i128)
 }
 
 /// A 192-bit two's-complement fixed-point sum with 64 fractional bits, little-endian words.
@@ -214,6 +221,44 @@ mod tests {
         let v = 0.1f64;
         let q = to_fixed64(v).unwrap();
         assert!(((q as f64) / TWO_POW_64 - v).abs() < 1e-19);
+    }
+
+    /// Independent reference: shift the mantissa as an exact integer, round half to even.
+    fn reference_fixed64(v: f64) -> Option<i128> {
+        if !(v.abs() < 2f64.powi(62)) {
+            return None;
+        }
+        let bits = v.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i32;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (mant, e) = if biased == 0 { (frac, -1074) } else { (frac | (1u64 << 52), biased - 1075) };
+        let shift = e + 64;
+        let mag: u128 = if shift >= 0 {
+            (mant as u128) << shift
+        } else if shift <= -54 {
+            0
+        } else {
+            let n = (-shift) as u32;
+            let (t, rem, half) = (mant >> n, mant & ((1u64 << n) - 1), 1u64 << (n - 1));
+            (t + (rem > half || (rem == half && t & 1 == 1)) as u64) as u128
+        };
+        Some(if bits >> 63 != 0 { -(mag as i128) } else { mag as i128 })
+    }
+
+    #[test]
+    fn fixed_conversion_matches_the_mantissa_reference() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..2_000_000u64 {
+            // SplitMix64 bit patterns, mapped to doubles of every magnitude below 2^63.
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let v = f64::from_bits((z & 0x800F_FFFF_FFFF_FFFF) | (((z >> 52) % 1150) << 52));
+            let v = if i % 3 == 0 { (v * 1e-3).fract() * 2f64.powi(-((i % 70) as i32)) } else { v };
+            assert_eq!(to_fixed64(v), reference_fixed64(v), "v = {v:e} ({:#x})", v.to_bits());
+        }
     }
 
     #[test]

@@ -56,25 +56,31 @@ impl<M: MathMode> Group for Normals<M> {
     }
 }
 
-/// Produce stream `stream`'s groups for `rows` rows of an interleaved block of `len` values
-/// with `streams` streams, calling `write(first_index, group)` for each group that starts
-/// inside the block (the caller truncates a final partial group).
+/// Produce stream `stream`'s groups for an interleaved block of `len` values with `streams`
+/// streams: `write(first_index, group, valid)` for each of its groups, where `valid` is 4 except
+/// possibly for the block's last group, which may be cut short by `len`.
+///
+/// The number of groups is computed first, so the loop carries one counter and no bounds test.
 #[inline(always)]
-pub fn fill_stream<K: Group, G: Uniform32, W: FnMut(usize, [K::Item; GROUP])>(
+pub fn fill_stream<K: Group, G: Uniform32, W: FnMut(usize, [K::Item; GROUP], usize)>(
     rng: &mut G,
     stream: usize,
     streams: usize,
-    rows: usize,
     len: usize,
     mut write: W,
 ) {
-    let mut row = 0;
-    while row < rows {
-        let base = (row * streams + stream) * GROUP;
-        if base >= len {
-            break;
-        }
-        write(base, K::next_group(rng));
-        row += 1;
+    let groups = len.div_ceil(GROUP);
+    if stream >= groups {
+        return;
     }
+    let mine = (groups - stream).div_ceil(streams);
+    let step = streams * GROUP;
+    let mut base = stream * GROUP;
+    let mut i = 1;
+    while i < mine {
+        write(base, K::next_group(rng), GROUP);
+        base += step;
+        i += 1;
+    }
+    write(base, K::next_group(rng), (len - base).min(GROUP));
 }

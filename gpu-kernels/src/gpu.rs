@@ -10,7 +10,7 @@
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
-use crate::accum::PairMoments;
+use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{accumulate_constant_paths, accumulate_paths, AsianBasketSteps};
 use crate::fill::{fill_stream, Group, Normals, Uniforms, Words, GROUP};
 use crate::rng::streams::hybrid_taus_stream;
@@ -47,20 +47,28 @@ fn shfl_xor_u64(v: u64, lane_mask: i32) -> u64 {
     }
 }
 
-/// Butterfly reduction of the warp's accumulators; every lane ends with the warp total.
+#[inline(always)]
+fn shfl_merge(s: &mut ExactSum, lane_mask: i32) {
+    let theirs = ExactSum {
+        w: [shfl_xor_u64(s.w[0], lane_mask), shfl_xor_u64(s.w[1], lane_mask), shfl_xor_u64(s.w[2], lane_mask)],
+    };
+    s.merge(&theirs);
+}
+
+/// Butterfly reduction of the warp's accumulators; every lane ends with the warp total. One
+/// field at a time, so that only one sum of the partner lane is held in registers at once.
 #[inline(always)]
 fn warp_sum(acc: PairMoments) -> PairMoments {
     let mut acc = acc;
     let mut lane_mask = 16;
     while lane_mask >= 1 {
-        let mine = acc.to_words();
-        let mut theirs = [0u64; PairMoments::WORDS];
-        let mut i = 0;
-        while i < PairMoments::WORDS {
-            theirs[i] = shfl_xor_u64(mine[i], lane_mask);
-            i += 1;
-        }
-        acc.merge(&PairMoments::from_words(&theirs));
+        acc.n += shfl_xor_u64(acc.n, lane_mask);
+        acc.out_of_range += shfl_xor_u64(acc.out_of_range, lane_mask);
+        shfl_merge(&mut acc.sum_a, lane_mask);
+        shfl_merge(&mut acc.sum_b, lane_mask);
+        shfl_merge(&mut acc.sum_aa, lane_mask);
+        shfl_merge(&mut acc.sum_bb, lane_mask);
+        shfl_merge(&mut acc.sum_ab, lane_mask);
         lane_mask /= 2;
     }
     acc
@@ -159,21 +167,20 @@ pub unsafe extern "ptx-kernel" fn hybrid_taus_init(
 struct Vec4<T>([T; GROUP]);
 
 /// # Safety
-/// `out` holds `len` values and `base` is a multiple of 4 below `len`.
+/// `out` holds at least `base + valid` values, `base` is a multiple of 4 and `1 <= valid <= 4`.
 #[inline(always)]
-unsafe fn store_group<T: Copy>(out: *mut T, base: usize, len: usize, g: [T; GROUP]) {
+unsafe fn store_group<T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: usize) {
     // SAFETY: in bounds by the contract; `out` comes from cuMemAlloc (256-byte aligned) and
     // `base` is a multiple of 4, so the 16-byte vector store is aligned.
     unsafe {
-        if base + GROUP <= len {
+        if valid == GROUP {
             (out.add(base) as *mut Vec4<T>).write(Vec4(g));
         } else {
-            let n = len - base;
             out.add(base).write(g[0]);
-            if n > 1 {
+            if valid > 1 {
                 out.add(base + 1).write(g[1]);
             }
-            if n > 2 {
+            if valid > 2 {
                 out.add(base + 2).write(g[2]);
             }
         }
@@ -181,15 +188,15 @@ unsafe fn store_group<T: Copy>(out: *mut T, base: usize, len: usize, g: [T; GROU
 }
 
 #[inline(always)]
-unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, streams: u64) {
     let (gtid, threads) = grid_position();
     let mut s = gtid;
     while s < streams {
         // SAFETY: `states` holds `streams` states; `out` holds `len` values.
         unsafe {
             let mut rng = states.add(s as usize).read();
-            fill_stream::<K, _, _>(&mut rng, s as usize, streams as usize, rows as usize, len as usize, |base, g| {
-                store_group(out, base, len as usize, g)
+            fill_stream::<K, _, _>(&mut rng, s as usize, streams as usize, len as usize, |base, g, valid| {
+                store_group(out, base, g, valid)
             });
             states.add(s as usize).write(rng);
         }
@@ -199,28 +206,28 @@ unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, s
 
 /// One block of the interleaved layout of `fill`: `len` u32 words, `streams` states advanced.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut HybridTaus, streams: u64) {
     // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Words>(out, len, states, streams, rows) }
+    unsafe { fill::<Words>(out, len, states, streams) }
 }
 
 /// As `fill_u32`, uniform `f32` in (0, 1].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
     // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Uniforms>(out, len, states, streams, rows) }
+    unsafe { fill::<Uniforms>(out, len, states, streams) }
 }
 
 /// As `fill_u32`, Box-Muller normals, exact mode.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
     // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Normals<Exact>>(out, len, states, streams, rows) }
+    unsafe { fill::<Normals<Exact>>(out, len, states, streams) }
 }
 
 /// As `fill_u32`, Box-Muller normals, fast mode.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64, rows: u64) {
+pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
     // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Normals<Fast>>(out, len, states, streams, rows) }
+    unsafe { fill::<Normals<Fast>>(out, len, states, streams) }
 }

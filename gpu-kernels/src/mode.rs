@@ -5,7 +5,7 @@
 //! - [`Fast`]: the GPU's approximate special-function instructions on the GPU and `std` on the
 //!   CPU ([`crate::platform`]); the backends agree within a stated tolerance only.
 
-use crate::{convert, math, platform};
+use crate::{math, platform};
 
 /// The functions a transform or path step needs, chosen at compile time.
 pub trait MathMode: Copy + Default + 'static {
@@ -19,6 +19,11 @@ pub trait MathMode: Copy + Default + 'static {
     fn sqrt(x: f32) -> f32;
     /// `(sin 2πt, cos 2πt)` with `t = z / 2^32` turns.
     fn sincos_turn(z: u32) -> (f32, f32);
+    /// Box-Muller's radius `sqrt(-2 ln u)` for `u` in `(0, 1]`.
+    #[inline(always)]
+    fn box_muller_radius(u: f32) -> f32 {
+        Self::sqrt(-2.0 * Self::ln(u))
+    }
 }
 
 /// Bit-reproducible arithmetic: see [`crate::math`].
@@ -66,7 +71,12 @@ impl MathMode for Fast {
     #[inline(always)]
     fn sincos_turn(z: u32) -> (f32, f32) {
         // The same angle as `math::sincos_turn`, taken in [-π, π) where the approximate
-        // instructions are most accurate.
-        platform::fast_sincos(convert::u32_to_signed_turn(z) * core::f32::consts::TAU)
+        // instructions are most accurate: 2π (z as i32) 2^-32, one multiply.
+        const RADIANS_PER_UNIT: f32 = (core::f64::consts::TAU / 4_294_967_296.0) as f32;
+        platform::fast_sincos((z as i32) as f32 * RADIANS_PER_UNIT)
+    }
+    #[inline(always)]
+    fn box_muller_radius(u: f32) -> f32 {
+        platform::fast_box_muller_radius(u)
     }
 }

@@ -17,7 +17,7 @@ use crate::MathMode;
 #[inline(always)]
 pub fn box_muller<M: MathMode>(z0: u32, z1: u32) -> (f32, f32) {
     let u0 = u32_to_unit_open_closed(z0);
-    let r = M::sqrt(-2.0 * M::ln(u0));
+    let r = M::box_muller_radius(u0);
     let (s, c) = M::sincos_turn(z1);
     (r * s, r * c)
 }

@@ -4,9 +4,13 @@
 //! - correctly rounded square root (`sqrt.rn.f32` on the GPU, `sqrtss` on the CPU: both IEEE
 //!   correctly rounded, so they agree bit for bit);
 //! - the fast-mode transcendental functions: the GPU's approximate instructions
-//!   (`lg2.approx.f32`, `sin.approx.f32`, `cos.approx.f32`, `ex2.approx.f32`,
-//!   `sqrt.approx.f32`) on the GPU and `std` on the CPU. These differ between the builds, which
-//!   is why [`crate::Fast`] mode is only reproducible within a tolerance;
+//!   (`lg2.approx.ftz.f32`, `sin.approx.ftz.f32`, `cos.approx.ftz.f32`, `ex2.approx.ftz.f32`,
+//!   `sqrt.approx.ftz.f32`) on the GPU and `std` on the CPU. These differ between the builds,
+//!   which is why [`crate::Fast`] mode is only reproducible within a tolerance. The `.ftz` forms
+//!   flush subnormal inputs and results to zero; without it each instruction carries a
+//!   subnormal fix-up (a compare and two predicated operations in SASS). Fast mode's inputs are
+//!   never subnormal (`u0 >= 2^-33`), and a subnormal `exp` result is a price below 1e-38 of the
+//!   spot;
 //! - on the GPU only, thread indexing, warp shuffles and warp barriers (in [`crate::gpu`]'s
 //!   private helpers, via this module's `nvptx` items).
 
@@ -24,7 +28,7 @@ pub fn sqrt_f32(x: f32) -> f32 {
     }
 }
 
-/// Fast natural logarithm: `lg2.approx.f32` times ln 2 on the GPU, `f32::ln` on the CPU.
+/// Fast natural logarithm: `lg2.approx.ftz.f32` times ln 2 on the GPU, `f32::ln` on the CPU.
 #[inline(always)]
 pub fn fast_ln(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
@@ -32,7 +36,7 @@ pub fn fast_ln(x: f32) -> f32 {
         let r: f32;
         // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
         unsafe {
-            core::arch::asm!("lg2.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
+            core::arch::asm!("lg2.approx.ftz.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
                 options(pure, nomem, nostack));
         }
         r * core::f32::consts::LN_2
@@ -43,7 +47,7 @@ pub fn fast_ln(x: f32) -> f32 {
     }
 }
 
-/// Fast `exp`: `ex2.approx.f32` of `x * log2(e)` on the GPU, `f32::exp` on the CPU.
+/// Fast `exp`: `ex2.approx.ftz.f32` of `x * log2(e)` on the GPU, `f32::exp` on the CPU.
 #[inline(always)]
 pub fn fast_exp(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
@@ -52,7 +56,7 @@ pub fn fast_exp(x: f32) -> f32 {
         let r: f32;
         // SAFETY: a pure arithmetic instruction on registers.
         unsafe {
-            core::arch::asm!("ex2.approx.f32 {r}, {y};", r = out(reg32) r, y = in(reg32) y,
+            core::arch::asm!("ex2.approx.ftz.f32 {r}, {y};", r = out(reg32) r, y = in(reg32) y,
                 options(pure, nomem, nostack));
         }
         r
@@ -63,7 +67,7 @@ pub fn fast_exp(x: f32) -> f32 {
     }
 }
 
-/// Fast square root: `sqrt.approx.f32` on the GPU, `f32::sqrt` on the CPU.
+/// Fast square root: `sqrt.approx.ftz.f32` on the GPU, `f32::sqrt` on the CPU.
 #[inline(always)]
 pub fn fast_sqrt(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
@@ -71,7 +75,7 @@ pub fn fast_sqrt(x: f32) -> f32 {
         let r: f32;
         // SAFETY: a pure arithmetic instruction on registers.
         unsafe {
-            core::arch::asm!("sqrt.approx.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
+            core::arch::asm!("sqrt.approx.ftz.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
                 options(pure, nomem, nostack));
         }
         r
@@ -82,7 +86,27 @@ pub fn fast_sqrt(x: f32) -> f32 {
     }
 }
 
-/// Fast `(sin θ, cos θ)` for `θ` in radians, `|θ| <= π`: `sin.approx.f32`/`cos.approx.f32` on the
+/// Fast `sqrt(-2 ln u)`, Box-Muller's radius: one `lg2.approx.ftz.f32`, one multiply by
+/// `-2 ln 2` and one `sqrt.approx.ftz.f32` on the GPU; `f32` `std` on the CPU.
+#[inline(always)]
+pub fn fast_box_muller_radius(u: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let l: f32;
+        // SAFETY: a pure arithmetic instruction on registers.
+        unsafe {
+            core::arch::asm!("lg2.approx.ftz.f32 {l}, {u};", l = out(reg32) l, u = in(reg32) u,
+                options(pure, nomem, nostack));
+        }
+        fast_sqrt(l * (-2.0 * core::f32::consts::LN_2))
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        (-2.0 * u.ln()).sqrt()
+    }
+}
+
+/// Fast `(sin θ, cos θ)` for `θ` in radians, `|θ| <= π`: `sin.approx.ftz.f32`/`cos.approx.ftz.f32` on the
 /// GPU, `f32::sin_cos` on the CPU.
 #[inline(always)]
 pub fn fast_sincos(theta: f32) -> (f32, f32) {
@@ -92,7 +116,7 @@ pub fn fast_sincos(theta: f32) -> (f32, f32) {
         let c: f32;
         // SAFETY: pure arithmetic instructions on registers.
         unsafe {
-            core::arch::asm!("sin.approx.f32 {s}, {t};", "cos.approx.f32 {c}, {t};",
+            core::arch::asm!("sin.approx.ftz.f32 {s}, {t};", "cos.approx.ftz.f32 {c}, {t};",
                 s = out(reg32) s, c = out(reg32) c, t = in(reg32) theta,
                 options(pure, nomem, nostack));
         }
