@@ -98,7 +98,15 @@ pub struct BenchReport {
     pub gpu: Option<GpuBench>,
     /// Why the GPU part did not run, if it did not.
     pub gpu_skipped: Option<String>,
-    pub cpu: CpuBench,
+    pub cpu: Option<CpuBench>,
+}
+
+/// Which parts of the benchmark to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Parts {
+    All,
+    Gpu,
+    Cpu,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -107,11 +115,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Run the benchmark: the GPU part where a GPU opens, and the CPU part always.
-pub fn run(sizes: BenchSizes, log: &mut dyn FnMut(&str)) -> Result<BenchReport> {
+pub fn run(sizes: BenchSizes, parts: Parts, log: &mut dyn FnMut(&str)) -> Result<BenchReport> {
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let (gpu, gpu_skipped) = run_gpu(&sizes, log);
-    log("CPU: normals and Asian basket");
-    let cpu = cpu_bench(&sizes)?;
+    let (gpu, gpu_skipped) = if parts == Parts::Cpu { (None, Some("not asked for (--only cpu)".into())) } else { run_gpu(&sizes, log) };
+    let cpu = if parts == Parts::Gpu {
+        None
+    } else {
+        log("CPU: normals and Asian basket");
+        Some(cpu_bench(&sizes)?)
+    };
     Ok(BenchReport { date, warpmc_version: env!("CARGO_PKG_VERSION"), sizes, gpu, gpu_skipped, cpu })
 }
 
@@ -390,12 +402,14 @@ impl BenchReport {
         } else if let Some(why) = &self.gpu_skipped {
             m += &format!("GPU part not run: {why}\n\n");
         }
-        m += &format!("CPU ({} threads):\n\n| CPU | per second | ms |\n|---|---:|---:|\n", self.cpu.threads);
-        for r in &self.cpu.normals {
-            m += &format!("| {} (normals) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
-        }
-        for r in &self.cpu.asian {
-            m += &format!("| {} (steps) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
+        if let Some(cpu) = &self.cpu {
+            m += &format!("CPU ({} threads):\n\n| CPU | per second | ms |\n|---|---:|---:|\n", cpu.threads);
+            for r in &cpu.normals {
+                m += &format!("| {} (normals) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
+            }
+            for r in &cpu.asian {
+                m += &format!("| {} (steps) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
+            }
         }
         m
     }

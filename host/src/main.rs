@@ -140,6 +140,9 @@ struct BenchArgs {
     /// Small sizes: a smoke run, not figures to report.
     #[arg(long)]
     quick: bool,
+    /// Run only part of the benchmark.
+    #[arg(long, value_enum, default_value_t = bench::Parts::All)]
+    only: bench::Parts,
     /// Write the full results as JSON here.
     #[arg(long)]
     json_out: Option<PathBuf>,
@@ -302,7 +305,7 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
 
 fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
     let sizes = if a.quick { bench::BenchSizes::quick() } else { bench::BenchSizes::full() };
-    let report = bench::run(sizes, &mut |s| eprintln!("bench: {s}"))?;
+    let report = bench::run(sizes, a.only, &mut |s| eprintln!("bench: {s}"))?;
     let md = report.markdown();
     if let Some(p) = &a.json_out {
         std::fs::write(p, serde_json::to_string_pretty(&report).expect("serialisable report"))?;

@@ -118,20 +118,19 @@ fn fill_block<K: Group>(pool: &rayon::ThreadPool, states: &mut [HybridTaus], out
     let streams = states.len();
     let len = out.len();
     let rows = len.div_ceil(GROUP * streams);
-    let per_stream: Vec<Vec<(usize, [K::Item; GROUP])>> = pool.install(|| {
+    let per_stream: Vec<Vec<(usize, [K::Item; GROUP], usize)>> = pool.install(|| {
         states
             .par_iter_mut()
             .enumerate()
             .map(|(s, rng)| {
                 let mut groups = Vec::with_capacity(rows);
-                fill_stream::<K, _, _>(rng, s, streams, rows, len, |base, g| groups.push((base, g)));
+                fill_stream::<K, _, _>(rng, s, streams, len, |base, g, valid| groups.push((base, g, valid)));
                 groups
             })
             .collect()
     });
-    for (base, g) in per_stream.into_iter().flatten() {
-        let n = (len - base).min(GROUP);
-        for j in 0..n {
+    for (base, g, valid) in per_stream.into_iter().flatten() {
+        for j in 0..valid {
             out[base + j] = to_word(g[j]);
         }
     }

@@ -9,13 +9,12 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg,
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
-use warpmc_kernels::fill::GROUP;
 
 use super::{BackendOptions, Executor, FillKind, Filler, StreamInit};
 use crate::pricing::Mode;
@@ -78,9 +77,14 @@ impl GpuExecutor {
         let sms = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(gpu_err("multiprocessor count"))? as u32;
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(crate::PTX))
-            .map_err(gpu_err("loading the PTX module"))?;
+        // Developers can load another build of the module (`WARPMC_PTX=path`), e.g. to compare
+        // variants of a kernel on a GPU machine without rebuilding the host.
+        let ptx = match std::env::var_os("WARPMC_PTX") {
+            Some(path) => std::fs::read_to_string(&path)
+                .map_err(|e| Error::Gpu(format!("WARPMC_PTX={}: {e}", path.to_string_lossy())))?,
+            None => crate::PTX.to_string(),
+        };
+        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).map_err(gpu_err("loading the PTX module"))?;
         let f = |n: &str| module.load_function(n).map_err(|e| Error::Gpu(format!("kernel {n}: {e:?}")));
         let k = Kernels {
             asian_exact: f("asian_basket_exact")?,
@@ -92,6 +96,17 @@ impl GpuExecutor {
             fill_normal_exact: f("fill_normal_exact")?,
             fill_normal_fast: f("fill_normal_fast")?,
         };
+        // The largest block every kernel can launch with (registers per thread bound it).
+        let mut max_block = 1024;
+        for f in [&k.asian_exact, &k.asian_fast, &k.asian_constant, &k.init, &k.fill_u32, &k.fill_uniform, &k.fill_normal_exact, &k.fill_normal_fast] {
+            let m = f
+                .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+                .map_err(gpu_err("kernel attributes"))?;
+            max_block = max_block.min(m as u32 / 32 * 32);
+        }
+        if block > max_block {
+            return Err(Error::invalid("gpu_block", block, format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)")));
+        }
         let stream = ctx.default_stream();
         Ok(Self { ctx, stream, _module: module, k, name, sms, block, grid: opts.gpu_grid })
     }
@@ -188,10 +203,9 @@ impl GpuExecutor {
     pub fn launch_fill(&self, kind: FillKind, out: &mut CudaSlice<u32>, len: u64, states: &mut CudaSlice<u32>, streams: u64) -> Result<()> {
         assert!(out.len() as u64 >= len && states.len() as u64 >= 4 * streams);
         let f = self.fill_function(kind);
-        let rows = len.div_ceil(GROUP as u64 * streams);
         let grid = self.grid_for(f, streams)?;
         let mut b = self.stream.launch_builder(f);
-        b.arg(out).arg(&len).arg(states).arg(&streams).arg(&rows);
+        b.arg(out).arg(&len).arg(states).arg(&streams);
         // SAFETY: `out` holds at least `len` values and `states` 4 words per stream (asserted).
         unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("fill launch"))?;
         Ok(())
