@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# warpmc on a GPU machine without Rust: the test executables, a GPU pricing job and the benchmark.
+# Written by `cargo xtask device-bundle` (source: xtask/src/device_run.sh); see README.txt beside it.
+#
+# Usage: bash run.sh [OUT_DIR]        OUT_DIR defaults to $OUT, else ./device-out
+#
+# Writes 7 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
+# bench.log. Exit status: 0 when every test passed and the price and bench runs succeeded, else 1.
+# Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
+set -u
+
+BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT_DIR="${1:-${OUT:-./device-out}}"
+mkdir -p "$OUT_DIR" || { echo "run.sh: cannot create $OUT_DIR" >&2; exit 2; }
+OUT_DIR="$(cd "$OUT_DIR" && pwd)"
+cd "$BUNDLE" || exit 2
+
+SUMMARY="$OUT_DIR/summary.txt"
+RUNLOG="$OUT_DIR/run.log"
+TESTLOG="$OUT_DIR/tests.log"
+: >"$SUMMARY"
+: >"$RUNLOG"
+: >"$TESTLOG"
+TMP="$(mktemp)"
+trap 'rm -f "$TMP"' EXIT
+
+summary() { echo "$*" >>"$SUMMARY"; }
+heading() { echo; echo "==> $*"; echo "==> $*" >>"$RUNLOG"; }
+
+# --- The device -----------------------------------------------------------------------------
+heading "device"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    GPU_INFO="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1)"
+else
+    GPU_INFO="nvidia-smi: not found"
+fi
+echo "$GPU_INFO" | tee -a "$RUNLOG"
+summary "device (name, driver_version, memory.total):"
+echo "$GPU_INFO" | grep -v '^name,' | sed 's/^/  /' >>"$SUMMARY"
+
+# --- libcurand (cuRAND, for the side-by-side benchmark) ---------------------------------------
+find_curand() {
+    local d f sub
+    for d in /usr/local/cuda*/lib64 /usr/lib/x86_64-linux-gnu; do
+        for f in "$d"/libcurand.so*; do
+            if [ -e "$f" ]; then dirname "$f"; return 0; fi
+        done
+    done
+    if command -v python3 >/dev/null 2>&1; then
+        while IFS= read -r d; do
+            for sub in nvidia/cu13/lib nvidia/curand/lib; do
+                for f in "$d/$sub"/libcurand.so*; do
+                    if [ -e "$f" ]; then dirname "$f"; return 0; fi
+                done
+            done
+        done < <(python3 -c 'import site; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null)
+    fi
+    f="$(timeout 120 find / \( -path /proc -o -path /sys \) -prune -o -name 'libcurand.so*' -print 2>/dev/null | head -n 1)"
+    if [ -n "$f" ]; then dirname "$f"; return 0; fi
+    return 1
+}
+heading "libcurand"
+if CURAND_DIR="$(find_curand)"; then
+    export LD_LIBRARY_PATH="$CURAND_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "libcurand: $CURAND_DIR (prepended to LD_LIBRARY_PATH)" | tee -a "$RUNLOG"
+    summary "libcurand: $CURAND_DIR"
+else
+    echo "libcurand: not found (the benchmark will say cuRAND was not measured)" | tee -a "$RUNLOG"
+    summary "libcurand: not found"
+fi
+
+export WARPMC_REQUIRE_GPU=1
+export WARPMC_BIN="$BUNDLE/warpmc"
+
+# --- Test executables -------------------------------------------------------------------------
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+BINARIES=0
+summary ""
+summary "tests (WARPMC_REQUIRE_GPU=1, --test-threads=4; full output in tests.log):"
+for bin in "$BUNDLE"/*-test; do
+    [ -x "$bin" ] || continue
+    name="$(basename "$bin")"
+    BINARIES=$((BINARIES + 1))
+    heading "$name"
+    start=$SECONDS
+    "$bin" --test-threads=4 >"$TMP" 2>&1
+    rc=$?
+    secs=$((SECONDS - start))
+    { echo "===== $name (exit $rc, ${secs}s)"; cat "$TMP"; echo; } >>"$TESTLOG"
+    passed=0
+    failed=0
+    while read -r p f; do
+        passed=$((passed + p))
+        failed=$((failed + f))
+    done < <(sed -nE 's/^test result: [A-Za-z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$TMP")
+    state="ok"
+    if [ "$rc" -ne 0 ]; then
+        state="FAILED (exit $rc)"
+        if [ "$failed" -eq 0 ]; then
+            # No test reported a failure: the executable crashed (or did not start).
+            failed=1
+            state="CRASHED (exit $rc)"
+        fi
+        tail -n 40 "$TMP"
+    else
+        grep -E '^test result:' "$TMP"
+    fi
+    TOTAL_PASSED=$((TOTAL_PASSED + passed))
+    TOTAL_FAILED=$((TOTAL_FAILED + failed))
+    line="$(printf '  %-28s %5d passed %4d failed  %4ds  %s' "$name" "$passed" "$failed" "$secs" "$state")"
+    echo "$line"
+    summary "$line"
+    grep -E '^test .+ \.\.\. FAILED$' "$TMP" | head -n 20 | sed 's/^/      /' >>"$SUMMARY"
+done
+if [ "$BINARIES" -eq 0 ]; then
+    summary "  no test executables in $BUNDLE"
+    TOTAL_FAILED=$((TOTAL_FAILED + 1))
+fi
+summary "  total: $TOTAL_PASSED passed, $TOTAL_FAILED failed, in $BINARIES executables"
+
+# --- The CLI --------------------------------------------------------------------------------
+CLI_FAILED=0
+heading "warpmc info"
+INFO="$(./warpmc info 2>&1)"
+rc=$?
+echo "$INFO" | tee -a "$RUNLOG"
+summary ""
+summary "warpmc info (exit $rc):"
+echo "$INFO" | sed 's/^/  /' >>"$SUMMARY"
+[ "$rc" -eq 0 ] || CLI_FAILED=1
+
+heading "warpmc price --backend gpu --paths 2^24 --json"
+./warpmc price --backend gpu --paths '2^24' --json >"$OUT_DIR/price-gpu.json" 2>"$TMP"
+rc=$?
+cat "$TMP" >>"$RUNLOG"
+cat "$OUT_DIR/price-gpu.json" "$TMP"
+summary ""
+summary "price --backend gpu --paths 2^24 (exit $rc; price-gpu.json):"
+grep -E '^  "(price|std_error|price_control_variate|device|wall_seconds|msteps_per_second)"' "$OUT_DIR/price-gpu.json" >>"$SUMMARY"
+if [ "$rc" -ne 0 ]; then
+    CLI_FAILED=1
+    tail -n 5 "$TMP" | sed 's/^/  /' >>"$SUMMARY"
+fi
+
+heading "warpmc bench (log: bench.log)"
+./warpmc bench --json-out "$OUT_DIR/bench.json" --markdown-out "$OUT_DIR/bench.md" >"$OUT_DIR/bench.log" 2>&1
+rc=$?
+echo "bench: exit $rc (its table is in the summary below)"
+summary ""
+summary "bench (exit $rc; bench.json, bench.md, bench.log):"
+if [ "$rc" -eq 0 ] && [ -f "$OUT_DIR/bench.md" ]; then
+    cat "$OUT_DIR/bench.md" >>"$SUMMARY"
+else
+    CLI_FAILED=1
+    tail -n 10 "$OUT_DIR/bench.log" | sed 's/^/  /' >>"$SUMMARY"
+fi
+
+# --- Summary --------------------------------------------------------------------------------
+STATUS=0
+if [ "$TOTAL_FAILED" -ne 0 ]; then STATUS=1; fi
+if [ "$CLI_FAILED" -ne 0 ]; then STATUS=1; fi
+summary ""
+summary "result: $([ "$STATUS" -eq 0 ] && echo PASS || echo FAIL) ($TOTAL_FAILED test failures; price/bench $([ "$CLI_FAILED" -eq 0 ] && echo ok || echo FAILED))"
+echo
+echo "===================================== summary ====================================="
+cat "$SUMMARY"
+echo "(written to $OUT_DIR)"
+exit "$STATUS"

@@ -1,0 +1,79 @@
+//! `cargo xtask test`: the project's whole test command. Each step must pass before the next.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::util::{cargo, heading, run, tee};
+use crate::{ptx, setup};
+
+/// The GPU tests' source: the step that reports on them waits until it exists.
+const GPU_TESTS: &str = "tests/tests/gpu.rs";
+
+pub fn test() -> Result<()> {
+    heading("1/6 setup: nightly, rust-src, ptxas");
+    setup::setup(true)?;
+
+    heading("2/6 release build with the GPU backend (compiles the kernels to PTX)");
+    run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
+
+    heading("3/6 ptxas: the PTX assembles for sm_90");
+    ptx::report()?;
+
+    heading("4/6 the CPU-only build (--no-default-features) still compiles");
+    run(cargo().args(["check", "-p", "warpmc", "--no-default-features"]))?;
+
+    heading("5/6 all tests, release");
+    run(cargo().args(["test", "--workspace", "--release"]))?;
+
+    heading("6/6 GPU tests: on a GPU, or skipped?");
+    let gpu_summary = gpu_tests()?;
+
+    println!("\n{gpu_summary}");
+    println!("cargo xtask test: all steps passed");
+    Ok(())
+}
+
+/// Run the GPU test target with its output shown and captured, and say whether it used a GPU.
+fn gpu_tests() -> Result<String> {
+    if !Path::new(GPU_TESTS).exists() {
+        return Ok(format!("GPU tests: none yet ({GPU_TESTS} does not exist)"));
+    }
+    let (status, output) = tee(cargo().args([
+        "test",
+        "--release",
+        "-p",
+        "warpmc-tests",
+        "--test",
+        "gpu",
+        "--",
+        "--nocapture",
+    ]))?;
+    if !status.success() {
+        bail!("the GPU tests failed ({status})");
+    }
+    Ok(gpu_summary(&output))
+}
+
+fn gpu_summary(output: &str) -> String {
+    let skipped = output.lines().filter(|l| l.starts_with("SKIPPED")).count();
+    if skipped > 0 {
+        format!(
+            "GPU tests: {skipped} skipped (no GPU; set WARPMC_REQUIRE_GPU=1 to make a missing GPU a failure)"
+        )
+    } else {
+        "GPU tests: ran on the GPU".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gpu_summary;
+
+    #[test]
+    fn counts_skipped_tests() {
+        let out = "running 2 tests\nSKIPPED a: no driver (set ...)\nSKIPPED b: no driver\ntest a ... ok\n";
+        assert!(gpu_summary(out).starts_with("GPU tests: 2 skipped (no GPU;"));
+        assert_eq!(gpu_summary("test a ... ok\n"), "GPU tests: ran on the GPU");
+    }
+}
