@@ -109,11 +109,6 @@ pub enum Parts {
     Cpu,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Run the benchmark: the GPU part where a GPU opens, and the CPU part always.
 pub fn run(sizes: BenchSizes, parts: Parts, log: &mut dyn FnMut(&str)) -> Result<BenchReport> {
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -154,6 +149,11 @@ mod gpu {
     use crate::backend::gpu::GpuExecutor;
     use crate::backend::{FillKind, StreamInit};
     use crate::Error;
+
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
 
     fn gpu_err(e: impl std::fmt::Debug) -> Error {
         Error::Gpu(format!("{e:?}"))

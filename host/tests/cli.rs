@@ -1,0 +1,153 @@
+//! The `warpmc` command line as users run it: known answers through `generate`, the JSON of
+//! `price`, and error messages that name the flag and its allowed range.
+//!
+//! The binary is cargo's build of `warpmc`, or `$WARPMC_BIN` (the device bundle sets it, since
+//! the path cargo compiles in does not exist on the GPU machine).
+
+use std::process::{Command, Output};
+
+fn warpmc(args: &[&str]) -> Output {
+    let bin = std::env::var("WARPMC_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_warpmc").to_string());
+    Command::new(bin).args(args).output().expect("run warpmc")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn gpu_present() -> bool {
+    warpmc::backend::gpu_status().is_ok()
+}
+
+#[test]
+fn generate_known_answers() {
+    for (state, want) in [
+        ("12345,12345,12345,12345", "1717149490\n1013719216\n2431227087\n838963927\n3550480589\n"),
+        ("129,130,131,132", "1217370641\n3227414615\n1904114233\n2387917307\n3549388247\n"),
+    ] {
+        for backend in ["cpu", "auto"] {
+            let o = warpmc(&["generate", "--backend", backend, "--count", "5", "--state", state]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert_eq!(stdout(&o), want, "--state {state} --backend {backend}");
+        }
+    }
+}
+
+#[test]
+fn generate_rejects_invalid_states_naming_the_constraint() {
+    for (state, component, min) in [("1,8,16,0", "z1", ">= 2"), ("2,7,16,0", "z2", ">= 8"), ("2,8,15,0", "z3", ">= 16")] {
+        let o = warpmc(&["generate", "--count", "1", "--state", state]);
+        assert_eq!(o.status.code(), Some(2), "{state}");
+        let e = stderr(&o);
+        assert!(e.contains(component) && e.contains(min), "{state}: {e}");
+    }
+    let o = warpmc(&["generate", "--count", "1", "--state", "1,2,3"]);
+    assert!(!o.status.success() && stderr(&o).contains("--state"));
+}
+
+#[test]
+fn generate_binary_matches_text_and_streams_interleave() {
+    let text = warpmc(&["generate", "--backend", "cpu", "--distribution", "uniform", "--count", "10", "--seed", "4"]);
+    let bin = warpmc(&["generate", "--backend", "cpu", "--distribution", "uniform", "--count", "10", "--seed", "4", "--format", "binary"]);
+    let from_text: Vec<f32> = stdout(&text).lines().map(|l| l.parse().unwrap()).collect();
+    let from_bin: Vec<f32> = bin.stdout.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(from_text, from_bin);
+    assert!(from_text.iter().all(|&u| u > 0.0 && u <= 1.0));
+    // Two interleaved streams: values 4..8 are stream 1's first four.
+    let both = stdout(&warpmc(&["generate", "--backend", "cpu", "--count", "8", "--streams", "2", "--seed", "4"]));
+    let one = stdout(&warpmc(&["generate", "--backend", "cpu", "--count", "4", "--stream", "1", "--seed", "4"]));
+    assert_eq!(both.lines().skip(4).collect::<Vec<_>>(), one.lines().collect::<Vec<_>>());
+}
+
+#[test]
+fn generate_normals_are_the_same_on_every_backend() {
+    if !gpu_present() {
+        eprintln!("SKIPPED generate_normals_are_the_same_on_every_backend: no GPU");
+        assert!(std::env::var("WARPMC_REQUIRE_GPU").as_deref() != Ok("1"), "WARPMC_REQUIRE_GPU=1 but no GPU");
+        return;
+    }
+    let args = ["generate", "--distribution", "normal", "--mode", "exact", "--count", "100003", "--streams", "77", "--format", "binary"];
+    let cpu = warpmc(&[&args[..], &["--backend", "cpu"]].concat());
+    let gpu = warpmc(&[&args[..], &["--backend", "gpu"]].concat());
+    assert!(cpu.status.success() && gpu.status.success());
+    assert!(cpu.stdout == gpu.stdout, "exact normals differ between CPU and GPU");
+}
+
+#[test]
+fn price_json_has_the_documented_keys() {
+    let o = warpmc(&["price", "--backend", "cpu", "--paths", "2^12", "--steps", "16", "--seed", "9", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    for key in ["price", "std_error", "paths", "steps", "seed", "backend", "mode", "ci95", "wall_seconds", "msteps_per_second"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["paths"], 4096);
+    assert_eq!(v["steps"], 16);
+    assert_eq!(v["seed"], 9);
+    assert_eq!(v["backend"], "cpu");
+    assert_eq!(v["mode"], "exact");
+    let (p, se) = (v["price"].as_f64().unwrap(), v["std_error"].as_f64().unwrap());
+    assert!(p.is_finite() && p > 0.0 && se > 0.0);
+    let ci = v["ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() < p && p < ci[1].as_f64().unwrap());
+}
+
+#[test]
+fn price_table_shows_the_job() {
+    let o = warpmc(&["price", "--backend", "cpu", "--paths", "1000", "--steps", "8", "--mode", "fast"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for word in ["backend", "paths", "steps", "seed", "mode", "price", "std error", "95% CI", "wall time", "paths/s", "MSteps/s", "fast"] {
+        assert!(t.contains(word), "missing {word} in\n{t}");
+    }
+}
+
+#[test]
+fn invalid_flags_are_named_with_their_range() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["--vol-a", "0"], "--vol-a", "(0, 5]"),
+        (&["--vol-b", "-0.3"], "--vol-b", "(0, 5]"),
+        (&["--vol-b", "nan"], "--vol-b", "(0, 5]"),
+        (&["--corr", "1.5"], "--corr", "[-1, 1]"),
+        (&["--maturity", "0"], "--maturity", "(0, 100]"),
+        (&["--maturity", "-1"], "--maturity", "(0, 100]"),
+        (&["--spot-a", "0"], "--spot-a", "(0, 1000000000000]"),
+        (&["--rate", "3"], "--rate", "[-1, 1]"),
+        (&["--paths", "0"], "--paths", "[2, 2^40]"),
+        (&["--paths", "-5"], "--paths", "[2, 2^40]"),
+        (&["--steps", "0"], "--steps", "[1, 1000000]"),
+        (&["--steps", "-3"], "--steps", "[1, 1000000]"),
+        (&["--threads", "0"], "--threads", "[1, 4096]"),
+    ];
+    for (flags, name, range) in cases {
+        let o = warpmc(&[&["price", "--backend", "cpu"][..], flags].concat());
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        let e = stderr(&o);
+        assert!(e.contains(name) && e.contains(range), "{flags:?}: {e}");
+        assert!(!e.contains("panicked"), "{flags:?}: {e}");
+    }
+    let o = warpmc(&["generate", "--count", "0"]);
+    assert!(stderr(&o).contains("--count") && stderr(&o).contains("[1, 2^50]"));
+    let o = warpmc(&["generate", "--count", "5", "--streams", "0"]);
+    assert!(stderr(&o).contains("--streams") && stderr(&o).contains("[1, 2^26]"));
+}
+
+#[test]
+fn gpu_backend_without_a_gpu_is_a_clear_error() {
+    if gpu_present() {
+        eprintln!("SKIPPED gpu_backend_without_a_gpu_is_a_clear_error: a GPU is present");
+        return;
+    }
+    let o = warpmc(&["price", "--backend", "gpu", "--paths", "100"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no usable GPU"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    // `auto` falls back to the CPU.
+    let o = warpmc(&["price", "--backend", "auto", "--paths", "100", "--steps", "4", "--json"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("\"backend\": \"cpu\""));
+}

@@ -1,0 +1,159 @@
+//! GPU against CPU: the parity the project's structure promises.
+//!
+//! - Integer streams, uniforms and exact-mode normals: bit for bit, for several stream counts.
+//! - Exact-mode Asian basket sums (hence prices): bit for bit, for several launch shapes.
+//! - Fast mode: within stated tolerances (fast normals against an `f64` reference built from the
+//!   same integer stream; fast prices against exact prices).
+//!
+//! Without a GPU every test prints `SKIPPED` and passes, unless `WARPMC_REQUIRE_GPU=1`, which
+//! makes a missing GPU a failure (see `warpmc_tests::gpu_or_skip`).
+
+use warpmc::backend::{BackendOptions, FillKind, StreamInit};
+use warpmc::generate::generate_words;
+use warpmc::pricing::{price_asian_basket, AsianBasket, Mode, PricingJob};
+use warpmc_kernels::rng::HybridTaus;
+use warpmc_tests::{cpu, gpu_or_skip, gpu_with};
+
+/// Fast-mode normals: largest absolute error allowed against the `f64` Box-Muller of the same
+/// words. The GPU's `lg2.approx.f32` has an absolute (not relative) error near 2^-22 around 1,
+/// and `sqrt` turns an absolute error δ of `-2 ln u` into up to `sqrt(δ)` when `u` is close to
+/// 1, so the bound is set by the smallest radii.
+const FAST_NORMAL_ABS_TOL: f64 = 2e-3;
+/// Fast-mode prices: largest relative difference from the exact-mode price of the same paths.
+const FAST_PRICE_REL_TOL: f64 = 1e-4;
+
+fn words(exec: &dyn warpmc::backend::Executor, kind: FillKind, init: StreamInit, n: usize) -> Vec<u32> {
+    generate_words(exec, kind, init, n).expect("generate")
+}
+
+#[test]
+fn gpu_known_answers() {
+    let Some(gpu) = gpu_or_skip("gpu_known_answers") else { return };
+    let init = StreamInit::Explicit(HybridTaus::from_state([12345; 4]).unwrap());
+    assert_eq!(words(&*gpu, FillKind::Words, init, 5), [1717149490, 1013719216, 2431227087, 838963927, 3550480589]);
+    let init = StreamInit::Explicit(HybridTaus::from_state([129, 130, 131, 132]).unwrap());
+    assert_eq!(words(&*gpu, FillKind::Words, init, 5), [1217370641, 3227414615, 1904114233, 2387917307, 3549388247]);
+}
+
+#[test]
+fn gpu_streams_match_cpu_bit_for_bit() {
+    let Some(gpu) = gpu_or_skip("gpu_streams_match_cpu_bit_for_bit") else { return };
+    let host = cpu(2);
+    for (streams, n) in [(1u64, 10_007usize), (3, 100_003), (4096, 1 << 22), (100_000, 1 << 22)] {
+        let init = StreamInit::Seeded { seed: 0xDEAD_BEEF, first: 17, count: streams };
+        for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact)] {
+            let g = words(&*gpu, kind, init, n);
+            let c = words(&*host, kind, init, n);
+            let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
+            assert_eq!(first_diff, None, "{kind:?}, {streams} streams, {n} values: first difference at index {first_diff:?}");
+        }
+    }
+}
+
+/// Box-Muller in `f64` from the same two words (the reference for fast mode).
+fn box_muller_f64(z0: u32, z1: u32) -> (f64, f64) {
+    let u0 = warpmc_kernels::convert::u32_to_unit_open_closed(z0) as f64;
+    let r = (-2.0 * u0.ln()).sqrt();
+    let t = std::f64::consts::TAU * (z1 as f64 / 4_294_967_296.0);
+    (r * t.sin(), r * t.cos())
+}
+
+#[test]
+fn gpu_fast_normals_within_tolerance() {
+    let Some(gpu) = gpu_or_skip("gpu_fast_normals_within_tolerance") else { return };
+    let init = StreamInit::Seeded { seed: 99, first: 0, count: 1 };
+    let n = 1 << 22;
+    let raw = words(&*cpu(2), FillKind::Words, init, n);
+    let fast = words(&*gpu, FillKind::Normals(Mode::Fast), init, n);
+    let (mut max_abs, mut at, mut max_rel_big) = (0.0f64, 0usize, 0.0f64);
+    for i in (0..n).step_by(2) {
+        let (r0, r1) = box_muller_f64(raw[i], raw[i + 1]);
+        for (j, r) in [(i, r0), (i + 1, r1)] {
+            let e = (f32::from_bits(fast[j]) as f64 - r).abs();
+            if e > max_abs {
+                (max_abs, at) = (e, j);
+            }
+            if r.abs() > 1.0 {
+                max_rel_big = max_rel_big.max(e / r.abs());
+            }
+        }
+    }
+    eprintln!(
+        "fast normals on the GPU: max abs error {max_abs:.3e} (at index {at}, value {}), max rel error for |n| > 1: {max_rel_big:.3e}",
+        f32::from_bits(fast[at])
+    );
+    assert!(max_abs < FAST_NORMAL_ABS_TOL, "max abs error {max_abs:e}");
+    assert!(max_rel_big < 1e-5, "max relative error for |n| > 1: {max_rel_big:e}");
+}
+
+fn job(paths: u64, steps: u32, mode: Mode) -> PricingJob {
+    PricingJob { option: AsianBasket::default(), steps, paths, seed: 2024, mode }
+}
+
+#[test]
+fn gpu_exact_prices_match_cpu_for_any_launch_shape() {
+    let Some(_) = gpu_or_skip("gpu_exact_prices_match_cpu_for_any_launch_shape") else { return };
+    let j = job(100_003, 64, Mode::Exact);
+    let steps = j.option.kernel_steps(j.steps);
+    let reference = cpu(3).asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();
+    assert_eq!(reference.n, j.paths);
+    for (block, grid) in [(None, None), (Some(32), Some(1)), (Some(64), Some(7)), (Some(512), Some(3)), (Some(96), Some(20_000))] {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let gpu = gpu_with("gpu_exact_prices_match_cpu_for_any_launch_shape", opts).expect("GPU present above");
+        let m = gpu.asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();
+        assert_eq!(m, reference, "block {block:?}, grid {grid:?}");
+        // And through the public pricing call, batching included.
+        let g = price_asian_basket(&*gpu, &j).unwrap();
+        let c = price_asian_basket(&*cpu(2), &j).unwrap();
+        assert_eq!(g.price.to_bits(), c.price.to_bits());
+        assert_eq!(g.std_error.to_bits(), c.std_error.to_bits());
+    }
+}
+
+#[test]
+fn gpu_fast_price_within_tolerance_of_exact() {
+    let Some(gpu) = gpu_or_skip("gpu_fast_price_within_tolerance_of_exact") else { return };
+    let exact = price_asian_basket(&*gpu, &job(1 << 20, 256, Mode::Exact)).unwrap();
+    let fast = price_asian_basket(&*gpu, &job(1 << 20, 256, Mode::Fast)).unwrap();
+    let cpu_fast = price_asian_basket(&*cpu(2), &job(1 << 16, 256, Mode::Fast)).unwrap();
+    let gpu_fast_small = price_asian_basket(&*gpu, &job(1 << 16, 256, Mode::Fast)).unwrap();
+    let rel = (fast.price - exact.price).abs() / exact.price;
+    let rel_cpu = (cpu_fast.price - gpu_fast_small.price).abs() / cpu_fast.price;
+    eprintln!(
+        "GPU fast {} vs GPU exact {}: rel diff {rel:.2e} (std error {:.2e}); CPU fast vs GPU fast (2^16 paths): {rel_cpu:.2e}",
+        fast.price, exact.price, exact.std_error
+    );
+    assert!(rel < FAST_PRICE_REL_TOL, "fast vs exact relative difference {rel:e}");
+    assert!(rel_cpu < FAST_PRICE_REL_TOL, "CPU fast vs GPU fast relative difference {rel_cpu:e}");
+    assert!(fast.check.z_score.abs() < 4.5 && exact.check.z_score.abs() < 4.5);
+}
+
+#[test]
+fn gpu_constant_baseline_covers_every_path() {
+    let Some(gpu) = gpu_or_skip("gpu_constant_baseline_covers_every_path") else { return };
+    let steps = AsianBasket::default().kernel_steps(32);
+    let m = gpu.asian_basket_constant(&steps, 0..50_001).unwrap();
+    assert_eq!((m.n, m.out_of_range), (50_001, 0));
+    // With x = dx = 0 every path is the same deterministic path: the CPU's sum has the same
+    // count and, within fast-math rounding, the same mean.
+    let c = cpu(2).asian_basket_constant(&steps, 0..50_001).unwrap();
+    let (g_mean, c_mean) = (m.sum_a.to_f64() / m.n as f64, c.sum_a.to_f64() / c.n as f64);
+    assert!((g_mean - c_mean).abs() <= 1e-5 * c_mean.abs().max(1e-3), "{g_mean} vs {c_mean}");
+}
+
+#[test]
+fn gpu_rejects_bad_launch_shapes() {
+    if gpu_or_skip("gpu_rejects_bad_launch_shapes").is_none() {
+        return;
+    }
+    for block in [0u32, 48, 2048] {
+        let err = warpmc::backend::open(&BackendOptions {
+            kind: warpmc::backend::BackendKind::Gpu,
+            gpu_block: Some(block),
+            ..Default::default()
+        })
+        .err()
+        .expect("rejected");
+        assert!(err.to_string().contains("gpu_block"), "{err}");
+    }
+}
