@@ -90,8 +90,8 @@ fn main() {
     }
 
     let ptx_path = newest_ptx(&ptx_target_dir.join(PTX_TARGET).join("release").join("deps"));
-    let ptx = fs::read_to_string(&ptx_path)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", ptx_path.display())));
+    let ptx =
+        fs::read_to_string(&ptx_path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", ptx_path.display())));
     check_ptx(&ptx, &ptx_path);
     let ptx = cap_registers(ptx);
 
@@ -156,10 +156,9 @@ fn cap_registers(mut ptx: String) -> String {
     for (kernel, regs) in MAX_REGISTERS {
         let entry = format!(".entry {kernel}(");
         let start = ptx.find(&entry).unwrap_or_else(|| fail(&format!("kernel {kernel} is not in the PTX")));
-        let close = ptx[start..]
-            .find(")\n{")
-            .unwrap_or_else(|| fail(&format!("cannot find the body of {kernel} in the PTX")))
-            + start;
+        let close =
+            ptx[start..].find(")\n{").unwrap_or_else(|| fail(&format!("cannot find the body of {kernel} in the PTX")))
+                + start;
         ptx.insert_str(close + 1, &format!("\n.maxnreg {regs}"));
     }
     ptx

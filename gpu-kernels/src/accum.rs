@@ -189,15 +189,7 @@ impl PairMoments {
     #[inline(always)]
     pub fn from_words(w: &[u64; Self::WORDS]) -> Self {
         let s = |i: usize| ExactSum { w: [w[i], w[i + 1], w[i + 2]] };
-        Self {
-            n: w[0],
-            out_of_range: w[1],
-            sum_a: s(2),
-            sum_b: s(5),
-            sum_aa: s(8),
-            sum_bb: s(11),
-            sum_ab: s(14),
-        }
+        Self { n: w[0], out_of_range: w[1], sum_a: s(2), sum_b: s(5), sum_aa: s(8), sum_bb: s(11), sum_ab: s(14) }
     }
 }
 

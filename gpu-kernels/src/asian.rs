@@ -26,10 +26,10 @@
 //! fixed range does not depend on the currency; the host scales back and discounts. The path is
 //! `f32` (as in the chapter); the running sum over the dates and the payoff are `f64`.
 
+use crate::MathMode;
 use crate::accum::PairMoments;
 use crate::normal::{BoxMuller, ConstantNormals, NormalPairs};
 use crate::rng::streams::hybrid_taus_stream;
-use crate::MathMode;
 
 /// Per-step coefficients of one Asian basket job, as the kernels take them.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,10 +7,10 @@
 //! the stream. On the GPU each thread owns one stream and a warp writes 32 adjacent 16-byte
 //! groups, so the stores are coalesced and vectorised.
 
+use crate::MathMode;
 use crate::convert::u32_to_unit_open_closed;
 use crate::normal::box_muller;
 use crate::rng::Uniform32;
-use crate::MathMode;
 
 /// Values per group.
 pub const GROUP: usize = 4;

@@ -11,10 +11,10 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
-use crate::asian::{accumulate_constant_paths, accumulate_paths, AsianBasketSteps};
-use crate::fill::{fill_stream, Group, Normals, Uniforms, Words, GROUP};
-use crate::rng::streams::hybrid_taus_stream;
+use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
+use crate::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
 use crate::rng::HybridTaus;
+use crate::rng::streams::hybrid_taus_stream;
 use crate::{Exact, Fast, MathMode};
 
 unsafe extern "C" {

@@ -13,9 +13,9 @@ use core::f64::consts::TAU as TAU64;
 
 /// `ln 2` split so that `k * LN2_HI` is exact for `|k| < 2^9`: the high part keeps 15
 /// significant bits (`0x3f31_7200`).
-const LN2_HI: f32 = 0.693_145_751_953_125;
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
 /// `ln 2 - LN2_HI`, rounded to `f32`.
-const LN2_LO: f32 = (core::f64::consts::LN_2 - 0.693_145_751_953_125) as f32;
+const LN2_LO: f32 = (core::f64::consts::LN_2 - 0.693_145_751_953_125_f64) as f32;
 
 // ln(1+f) = f - s (f - R(s^2)), s = f / (2 + f), R(z) = 2/3 z + 2/5 z^2 + 2/7 z^3 + 2/9 z^4
 // (the atanh series: ln(1+f) = 2 atanh(s)). |s| <= 0.1716, so the first omitted term,
@@ -62,7 +62,7 @@ pub fn ln_f32(x: f32) -> f32 {
 
 const LOG2E: f32 = core::f32::consts::LOG2_E;
 /// Largest `x` with a finite `exp(x)` in `f32` is just below this (`0x42b1_7218`).
-const EXP_OVERFLOW: f32 = 88.722_839_355_468_75;
+const EXP_OVERFLOW: f32 = f32::from_bits(0x42b1_7218); // 88.72283935546875
 /// Below `ln(2^-150)` the result rounds to zero.
 const EXP_UNDERFLOW: f32 = -103.972_08;
 
@@ -87,7 +87,7 @@ fn pow2i(k: i32) -> f32 {
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
     if !(x < EXP_OVERFLOW) {
-        return if x != x { x } else { f32::INFINITY };
+        return if x.is_nan() { x } else { f32::INFINITY };
     }
     if x < EXP_UNDERFLOW {
         return 0.0;
@@ -98,7 +98,7 @@ pub fn exp_f32(x: f32) -> f32 {
     let kf = k as f32;
     let r = (x - kf * LN2_HI) - kf * LN2_LO;
     let p = 1.0 + r * (1.0 + r * (E2 + r * (E3 + r * (E4 + r * (E5 + r * (E6 + r * E7))))));
-    if k >= -126 && k <= 127 {
+    if (-126..=127).contains(&k) {
         p * pow2i(k)
     } else {
         let k1 = k / 2;
@@ -152,10 +152,7 @@ pub fn sincos_turn(z: u32) -> (f32, f32) {
     let (sin_abs, cos_abs) = if q & 1 == 0 { (s, c) } else { (c, s) };
     let sin_sign = if q & 2 == 0 { 0 } else { SIGN };
     let cos_sign = if (q + 1) & 2 == 0 { 0 } else { SIGN };
-    (
-        f32::from_bits(sin_abs.to_bits() ^ sin_sign),
-        f32::from_bits(cos_abs.to_bits() ^ cos_sign),
-    )
+    (f32::from_bits(sin_abs.to_bits() ^ sin_sign), f32::from_bits(cos_abs.to_bits() ^ cos_sign))
 }
 
 #[cfg(test)]

@@ -5,13 +5,13 @@
 //! `r = sqrt(-2 ln u0)`, `(n0, n1) = (r sin 2πt, r cos 2πt)`. Branch-free, so every lane of a
 //! warp does the same work: the reason the chapter prefers it on GPUs.
 //!
-//! The largest `|n|` it can produce is `sqrt(-2 ln 2^-33) = 6.757`.
+//! The largest `|n|` it can produce is `sqrt(-2 ln 2^-33) = sqrt(66 ln 2) = 6.7637`.
 
 use core::marker::PhantomData;
 
+use crate::MathMode;
 use crate::convert::u32_to_unit_open_closed;
 use crate::rng::Uniform32;
-use crate::MathMode;
 
 /// One Box-Muller pair from two uniform words.
 #[inline(always)]

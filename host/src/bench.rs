@@ -15,10 +15,10 @@ use warpmc_kernels::fill::{Group, Normals};
 use warpmc_kernels::rng::streams::hybrid_taus_stream;
 use warpmc_kernels::{Exact, Fast, MathMode};
 
-use crate::backend::cpu::CpuExecutor;
-use crate::backend::Executor;
-use crate::pricing::{AsianBasket, Mode};
 use crate::Result;
+use crate::backend::Executor;
+use crate::backend::cpu::CpuExecutor;
+use crate::pricing::{AsianBasket, Mode};
 
 /// Sizes of one benchmark run.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -38,10 +38,24 @@ pub struct BenchSizes {
 
 impl BenchSizes {
     pub fn full() -> Self {
-        Self { gpu_values: 1 << 28, gpu_paths: 1 << 21, reps: 10, cpu_values_per_thread: 1 << 24, cpu_paths_per_thread: 1 << 12, steps: 256 }
+        Self {
+            gpu_values: 1 << 28,
+            gpu_paths: 1 << 21,
+            reps: 10,
+            cpu_values_per_thread: 1 << 24,
+            cpu_paths_per_thread: 1 << 12,
+            steps: 256,
+        }
     }
     pub fn quick() -> Self {
-        Self { gpu_values: 1 << 24, gpu_paths: 1 << 16, reps: 3, cpu_values_per_thread: 1 << 20, cpu_paths_per_thread: 1 << 8, steps: 256 }
+        Self {
+            gpu_values: 1 << 24,
+            gpu_paths: 1 << 16,
+            reps: 3,
+            cpu_values_per_thread: 1 << 20,
+            cpu_paths_per_thread: 1 << 8,
+            steps: 256,
+        }
     }
 }
 
@@ -112,7 +126,8 @@ pub enum Parts {
 /// Run the benchmark: the GPU part where a GPU opens, and the CPU part always.
 pub fn run(sizes: BenchSizes, parts: Parts, log: &mut dyn FnMut(&str)) -> Result<BenchReport> {
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let (gpu, gpu_skipped) = if parts == Parts::Cpu { (None, Some("not asked for (--only cpu)".into())) } else { run_gpu(&sizes, log) };
+    let (gpu, gpu_skipped) =
+        if parts == Parts::Cpu { (None, Some("not asked for (--only cpu)".into())) } else { run_gpu(&sizes, log) };
     let cpu = if parts == Parts::Gpu {
         None
     } else {
@@ -146,9 +161,9 @@ mod gpu {
     use cudarc::driver::DevicePtrMut;
 
     use super::*;
+    use crate::Error;
     use crate::backend::gpu::GpuExecutor;
     use crate::backend::{FillKind, StreamInit};
-    use crate::Error;
 
     fn median(mut v: Vec<f64>) -> f64 {
         v.sort_by(f64::total_cmp);
@@ -249,7 +264,12 @@ mod gpu {
                 t.push(exec.time_asian(&job, 1, s.gpu_paths, mode)?);
             }
             let ms = median(t);
-            asian.push(Rate { name: name.into(), per_second: steps_total / (ms * 1e-3), ms, fraction_of_write_bandwidth: None });
+            asian.push(Rate {
+                name: name.into(),
+                per_second: steps_total / (ms * 1e-3),
+                ms,
+                fraction_of_write_bandwidth: None,
+            });
         }
         let asian_fast_over_constant = asian[0].ms / asian[2].ms;
 
@@ -267,7 +287,12 @@ mod gpu {
         })
     }
 
-    fn curand_normals_ms(exec: &GpuExecutor, kind: curandRngType_t, out: &mut cudarc::driver::CudaSlice<f32>, reps: usize) -> Result<f64> {
+    fn curand_normals_ms(
+        exec: &GpuExecutor,
+        kind: curandRngType_t,
+        out: &mut cudarc::driver::CudaSlice<f32>,
+        reps: usize,
+    ) -> Result<f64> {
         use cudarc::curand::result as cr;
         let stream = exec.stream().clone();
         let generator = cr::create_generator_kind(kind).map_err(gpu_err)?;
@@ -398,7 +423,10 @@ impl BenchReport {
             for r in &g.asian {
                 m += &format!("| {} | {:.0} | {:.2} |\n", r.name, r.per_second / 1e6, r.ms);
             }
-            m += &format!("\nFast Asian basket time over constant-RNG time: **{:.2}x**.\n\n", g.asian_fast_over_constant);
+            m += &format!(
+                "\nFast Asian basket time over constant-RNG time: **{:.2}x**.\n\n",
+                g.asian_fast_over_constant
+            );
         } else if let Some(why) = &self.gpu_skipped {
             m += &format!("GPU part not run: {why}\n\n");
         }

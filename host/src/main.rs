@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
 use warpmc::generate::{Distribution, Format, GenerateSpec, Generator};
-use warpmc::pricing::{price_asian_basket_with_progress, AsianBasket, Mode, PriceReport, PricingJob};
-use warpmc::{bench, Error};
+use warpmc::pricing::{AsianBasket, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
+use warpmc::{Error, bench};
 
 #[derive(Parser)]
 #[command(name = "warpmc", version, about = "Monte Carlo on NVIDIA GPUs, with a CPU backend from the same code")]
@@ -167,10 +167,11 @@ fn parse_count(s: &str) -> Result<i128, String> {
 
 /// A count flag's value as `u64`, or the range error naming it.
 fn count_in(field: &'static str, v: i128, lo: u64, hi: u64, allowed: &str) -> warpmc::Result<u64> {
-    u64::try_from(v)
-        .ok()
-        .filter(|x| (lo..=hi).contains(x))
-        .ok_or_else(|| Error::InvalidParameter { field, value: v.to_string(), allowed: allowed.to_string() })
+    u64::try_from(v).ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(|| Error::InvalidParameter {
+        field,
+        value: v.to_string(),
+        allowed: allowed.to_string(),
+    })
 }
 
 /// `z1,z2,z3,z4` as four `u32`.
@@ -289,7 +290,14 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         Some(z) => GenerateSpec::explicit(z)?,
         None => GenerateSpec::seeded(a.seed, a.stream, streams),
     };
-    let spec = GenerateSpec { generator: a.generator, distribution: a.distribution, mode: a.mode, count, init, format: a.format };
+    let spec = GenerateSpec {
+        generator: a.generator,
+        distribution: a.distribution,
+        mode: a.mode,
+        count,
+        init,
+        format: a.format,
+    };
     spec.validate()?;
     let exec = backend::open(&a.backend.options())?;
     let mut out: Box<dyn Write> = match &a.output {

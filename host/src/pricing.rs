@@ -76,19 +76,11 @@ pub mod limits {
 }
 
 fn check_open_closed(field: &'static str, v: f64, hi: f64) -> Result<()> {
-    if v > 0.0 && v <= hi {
-        Ok(())
-    } else {
-        Err(Error::invalid(field, v, format!("(0, {hi}]")))
-    }
+    if v > 0.0 && v <= hi { Ok(()) } else { Err(Error::invalid(field, v, format!("(0, {hi}]"))) }
 }
 
 fn check_closed(field: &'static str, v: f64, lo: f64, hi: f64) -> Result<()> {
-    if v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(Error::invalid(field, v, format!("[{lo}, {hi}]")))
-    }
+    if v >= lo && v <= hi { Ok(()) } else { Err(Error::invalid(field, v, format!("[{lo}, {hi}]"))) }
 }
 
 impl AsianBasket {
@@ -163,9 +155,7 @@ pub fn unfloored_expectation(p: &AsianBasketSteps) -> f64 {
     let var_b = sab * sab + sbb * sbb;
     let cov = saa * sab;
     let n = p.steps as f64;
-    let at = |i: f64| {
-        expected_max_lognormal(a0.ln() + i * mu_a, i * var_a, b0.ln() + i * mu_b, i * var_b, i * cov)
-    };
+    let at = |i: f64| expected_max_lognormal(a0.ln() + i * mu_a, i * var_a, b0.ln() + i * mu_b, i * var_b, i * cov);
     let mean: f64 = (1..=p.steps).map(|i| at(i as f64)).sum::<f64>() / n;
     mean - at(n)
 }
@@ -353,8 +343,7 @@ mod tests {
 
     #[test]
     fn validation_names_the_field_and_range() {
-        let mut o = AsianBasket::default();
-        o.vol_a = 0.0;
+        let mut o = AsianBasket { vol_a: 0.0, ..Default::default() };
         let e = o.validate().unwrap_err().to_string();
         assert!(e.contains("vol_a") && e.contains("(0, 5]"), "{e}");
         o = AsianBasket { corr: 1.5, ..Default::default() };

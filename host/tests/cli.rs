@@ -39,7 +39,8 @@ fn generate_known_answers() {
 
 #[test]
 fn generate_rejects_invalid_states_naming_the_constraint() {
-    for (state, component, min) in [("1,8,16,0", "z1", ">= 2"), ("2,7,16,0", "z2", ">= 8"), ("2,8,15,0", "z3", ">= 16")] {
+    for (state, component, min) in [("1,8,16,0", "z1", ">= 2"), ("2,7,16,0", "z2", ">= 8"), ("2,8,15,0", "z3", ">= 16")]
+    {
         let o = warpmc(&["generate", "--count", "1", "--state", state]);
         assert_eq!(o.status.code(), Some(2), "{state}");
         let e = stderr(&o);
@@ -52,7 +53,19 @@ fn generate_rejects_invalid_states_naming_the_constraint() {
 #[test]
 fn generate_binary_matches_text_and_streams_interleave() {
     let text = warpmc(&["generate", "--backend", "cpu", "--distribution", "uniform", "--count", "10", "--seed", "4"]);
-    let bin = warpmc(&["generate", "--backend", "cpu", "--distribution", "uniform", "--count", "10", "--seed", "4", "--format", "binary"]);
+    let bin = warpmc(&[
+        "generate",
+        "--backend",
+        "cpu",
+        "--distribution",
+        "uniform",
+        "--count",
+        "10",
+        "--seed",
+        "4",
+        "--format",
+        "binary",
+    ]);
     let from_text: Vec<f32> = stdout(&text).lines().map(|l| l.parse().unwrap()).collect();
     let from_bin: Vec<f32> = bin.stdout.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(from_text, from_bin);
@@ -70,7 +83,19 @@ fn generate_normals_are_the_same_on_every_backend() {
         assert!(std::env::var("WARPMC_REQUIRE_GPU").as_deref() != Ok("1"), "WARPMC_REQUIRE_GPU=1 but no GPU");
         return;
     }
-    let args = ["generate", "--distribution", "normal", "--mode", "exact", "--count", "100003", "--streams", "77", "--format", "binary"];
+    let args = [
+        "generate",
+        "--distribution",
+        "normal",
+        "--mode",
+        "exact",
+        "--count",
+        "100003",
+        "--streams",
+        "77",
+        "--format",
+        "binary",
+    ];
     let cpu = warpmc(&[&args[..], &["--backend", "cpu"]].concat());
     let gpu = warpmc(&[&args[..], &["--backend", "gpu"]].concat());
     assert!(cpu.status.success() && gpu.status.success());
@@ -82,7 +107,9 @@ fn price_json_has_the_documented_keys() {
     let o = warpmc(&["price", "--backend", "cpu", "--paths", "2^12", "--steps", "16", "--seed", "9", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
-    for key in ["price", "std_error", "paths", "steps", "seed", "backend", "mode", "ci95", "wall_seconds", "msteps_per_second"] {
+    for key in
+        ["price", "std_error", "paths", "steps", "seed", "backend", "mode", "ci95", "wall_seconds", "msteps_per_second"]
+    {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     assert_eq!(v["paths"], 4096);
@@ -101,7 +128,20 @@ fn price_table_shows_the_job() {
     let o = warpmc(&["price", "--backend", "cpu", "--paths", "1000", "--steps", "8", "--mode", "fast"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = stdout(&o);
-    for word in ["backend", "paths", "steps", "seed", "mode", "price", "std error", "95% CI", "wall time", "paths/s", "MSteps/s", "fast"] {
+    for word in [
+        "backend",
+        "paths",
+        "steps",
+        "seed",
+        "mode",
+        "price",
+        "std error",
+        "95% CI",
+        "wall time",
+        "paths/s",
+        "MSteps/s",
+        "fast",
+    ] {
         assert!(t.contains(word), "missing {word} in\n{t}");
     }
 }

@@ -10,7 +10,7 @@
 
 use warpmc::backend::{BackendOptions, FillKind, StreamInit};
 use warpmc::generate::generate_words;
-use warpmc::pricing::{price_asian_basket, AsianBasket, Mode, PricingJob};
+use warpmc::pricing::{AsianBasket, Mode, PricingJob, price_asian_basket};
 use warpmc_kernels::rng::HybridTaus;
 use warpmc_tests::{cpu, gpu_or_skip, gpu_with};
 
@@ -45,7 +45,10 @@ fn gpu_streams_match_cpu_bit_for_bit() {
             let g = words(&*gpu, kind, init, n);
             let c = words(&*host, kind, init, n);
             let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
-            assert_eq!(first_diff, None, "{kind:?}, {streams} streams, {n} values: first difference at index {first_diff:?}");
+            assert_eq!(
+                first_diff, None,
+                "{kind:?}, {streams} streams, {n} values: first difference at index {first_diff:?}"
+            );
         }
     }
 }
@@ -97,7 +100,9 @@ fn gpu_exact_prices_match_cpu_for_any_launch_shape() {
     let steps = j.option.kernel_steps(j.steps);
     let reference = cpu(3).asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();
     assert_eq!(reference.n, j.paths);
-    for (block, grid) in [(None, None), (Some(32), Some(1)), (Some(64), Some(7)), (Some(512), Some(3)), (Some(96), Some(20_000))] {
+    for (block, grid) in
+        [(None, None), (Some(32), Some(1)), (Some(64), Some(7)), (Some(512), Some(3)), (Some(96), Some(20_000))]
+    {
         let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
         let gpu = gpu_with("gpu_exact_prices_match_cpu_for_any_launch_shape", opts).expect("GPU present above");
         let m = gpu.asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();

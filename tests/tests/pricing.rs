@@ -1,13 +1,13 @@
 //! The Asian basket on the CPU backend: reproducibility, validation against closed forms, and
 //! clear errors.
 
-use warpmc::pricing::{price_asian_basket, unfloored_expectation, AsianBasket, Mode, PricingJob};
 use warpmc::Error;
-use warpmc_kernels::asian::{path, simulate_path};
-use warpmc_kernels::normal::{box_muller, BoxMuller};
-use warpmc_kernels::rng::streams::hybrid_taus_stream;
-use warpmc_kernels::rng::Uniform32;
+use warpmc::pricing::{AsianBasket, Mode, PricingJob, price_asian_basket, unfloored_expectation};
 use warpmc_kernels::Exact;
+use warpmc_kernels::asian::{path, simulate_path};
+use warpmc_kernels::normal::{BoxMuller, box_muller};
+use warpmc_kernels::rng::Uniform32;
+use warpmc_kernels::rng::streams::hybrid_taus_stream;
 use warpmc_tests::cpu;
 
 fn job(option: AsianBasket, paths: u64, steps: u32, seed: u64, mode: Mode) -> PricingJob {
@@ -60,7 +60,8 @@ fn exact_price_value_stability() {
 /// same normals, agrees with the kernel's `f32` path.
 #[test]
 fn path_matches_an_f64_reimplementation() {
-    let o = AsianBasket { spot_a: 90.0, spot_b: 110.0, vol_a: 0.35, vol_b: 0.15, corr: -0.4, rate: 0.03, maturity: 2.0 };
+    let o =
+        AsianBasket { spot_a: 90.0, spot_b: 110.0, vol_a: 0.35, vol_b: 0.15, corr: -0.4, rate: 0.03, maturity: 2.0 };
     let n = 50u32;
     let p = o.kernel_steps(n);
     let dt = o.maturity / n as f64;

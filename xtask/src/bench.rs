@@ -27,30 +27,23 @@ pub fn bench(quick: bool, from: Option<&Path>) -> Result<()> {
         Some(json) => existing_report(json)?,
         None => run_bench(quick)?,
     };
-    let section = fs::read_to_string(&markdown_path)
-        .with_context(|| format!("cannot read {}", markdown_path.display()))?;
+    let section =
+        fs::read_to_string(&markdown_path).with_context(|| format!("cannot read {}", markdown_path.display()))?;
 
     let doc = match fs::read_to_string(BENCHMARKS) {
         Ok(doc) => doc,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{HEADER}\n{MARKER}\n"),
         Err(e) => return Err(e).context(format!("cannot read {BENCHMARKS}")),
     };
-    fs::write(BENCHMARKS, insert_section(&doc, &section))
-        .with_context(|| format!("cannot write {BENCHMARKS}"))?;
-    println!(
-        "xtask bench: added {} to {}",
-        markdown_path.display(),
-        Path::new(BENCHMARKS).canonicalize()?.display()
-    );
+    fs::write(BENCHMARKS, insert_section(&doc, &section)).with_context(|| format!("cannot write {BENCHMARKS}"))?;
+    println!("xtask bench: added {} to {}", markdown_path.display(), Path::new(BENCHMARKS).canonicalize()?.display());
     Ok(())
 }
 
 /// `--from FILE.json`: the report must parse, and its Markdown must lie beside it.
 fn existing_report(json: &Path) -> Result<PathBuf> {
-    let text =
-        fs::read_to_string(json).with_context(|| format!("cannot read {}", json.display()))?;
-    serde_json::from_str::<serde_json::Value>(&text)
-        .with_context(|| format!("{} is not JSON", json.display()))?;
+    let text = fs::read_to_string(json).with_context(|| format!("cannot read {}", json.display()))?;
+    serde_json::from_str::<serde_json::Value>(&text).with_context(|| format!("{} is not JSON", json.display()))?;
     let md = json.with_extension("md");
     if !md.exists() {
         bail!(
@@ -75,10 +68,7 @@ fn run_bench(quick: bool) -> Result<PathBuf> {
     if quick {
         cmd.arg("--quick");
     }
-    cmd.arg("--json-out")
-        .arg(&json)
-        .arg("--markdown-out")
-        .arg(&md);
+    cmd.arg("--json-out").arg(&json).arg("--markdown-out").arg(&md);
     run(&mut cmd)?;
     println!("xtask bench: wrote {} and {}", json.display(), md.display());
     Ok(md)
@@ -99,11 +89,7 @@ fn insert_section(doc: &str, section: &str) -> String {
     let before = lines[..at].join("\n");
     let after = lines[at..].join("\n");
     let after = after.trim_start_matches('\n');
-    if after.is_empty() {
-        format!("{before}\n{section}")
-    } else {
-        format!("{before}\n{section}\n{after}\n")
-    }
+    if after.is_empty() { format!("{before}\n{section}") } else { format!("{before}\n{section}\n{after}\n") }
 }
 
 #[cfg(test)]
@@ -116,10 +102,7 @@ mod tests {
         let one = insert_section(&doc, "### one\n\n| a |\n");
         assert_eq!(one, format!("# B\n\n{MARKER}\n\n### one\n\n| a |\n"));
         let two = insert_section(&one, "### two\n");
-        assert_eq!(
-            two,
-            format!("# B\n\n{MARKER}\n\n### two\n\n### one\n\n| a |\n")
-        );
+        assert_eq!(two, format!("# B\n\n{MARKER}\n\n### two\n\n### one\n\n| a |\n"));
     }
 
     #[test]

@@ -31,11 +31,7 @@ pub fn device_bundle() -> Result<()> {
 
     heading("the CLI");
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
-    add_binary(
-        Path::new("target/release/warpmc"),
-        &bundle.join("warpmc"),
-        strip,
-    )?;
+    add_binary(Path::new("target/release/warpmc"), &bundle.join("warpmc"), strip)?;
 
     heading("the test executables");
     let tests = test_executables()?;
@@ -59,18 +55,9 @@ pub fn device_bundle() -> Result<()> {
         total += len;
         println!("  {:>9}  {}", mib(len), e.file_name().to_string_lossy());
     }
-    println!(
-        "  {:>9}  total ({} files; limit {})",
-        mib(total),
-        tests.len() + 3,
-        mib(LIMIT_BYTES)
-    );
+    println!("  {:>9}  total ({} files; limit {})", mib(total), tests.len() + 3, mib(LIMIT_BYTES));
     if total > LIMIT_BYTES {
-        bail!(
-            "{BUNDLE} is {} (over {}): it would not travel to the GPU machine",
-            mib(total),
-            mib(LIMIT_BYTES)
-        );
+        bail!("{BUNDLE} is {} (over {}): it would not travel to the GPU machine", mib(total), mib(LIMIT_BYTES));
     }
     println!(
         "\nxtask device-bundle: wrote {} ({}, {} test executables{}).\nOn the GPU machine: bash {BUNDLE}/run.sh [OUT_DIR]",
@@ -95,17 +82,13 @@ fn strip_available() -> bool {
 /// Copy an executable into the bundle, without its debug info when `strip` can (the symbol table
 /// stays, so panics still name their functions).
 fn add_binary(from: &Path, to: &Path, strip: bool) -> Result<()> {
-    fs::copy(from, to)
-        .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+    fs::copy(from, to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
     if strip {
         let mut cmd = Command::new("strip");
         cmd.arg("--strip-debug").arg(to);
         let out = capture(&mut cmd)?;
         if !out.status.success() {
-            println!(
-                "  note: `{}` failed, keeping the file as is",
-                describe(&cmd)
-            );
+            println!("  note: `{}` failed, keeping the file as is", describe(&cmd));
         }
     }
     println!("  {} <- {}", to.display(), from.display());
@@ -115,15 +98,9 @@ fn add_binary(from: &Path, to: &Path, strip: bool) -> Result<()> {
 /// Build every test executable (release) and return `(bundle name, path)` for each.
 fn test_executables() -> Result<Vec<(String, String)>> {
     let mut cmd = cargo();
-    cmd.args([
-        "test",
-        "--release",
-        "--workspace",
-        "--no-run",
-        "--message-format=json",
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::inherit());
+    cmd.args(["test", "--release", "--workspace", "--no-run", "--message-format=json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
     eprintln!("$ {}", describe(&cmd));
     let out = cmd.output().context("could not start cargo")?;
     if !out.status.success() {
@@ -147,10 +124,7 @@ fn pick_tests(messages: &str) -> Vec<(String, String)> {
         let Some(exe) = msg["executable"].as_str().filter(|_| is_test) else {
             continue;
         };
-        if msg["manifest_path"]
-            .as_str()
-            .is_some_and(|p| Path::new(p).parent().is_some_and(|d| d.ends_with("xtask")))
-        {
+        if msg["manifest_path"].as_str().is_some_and(|p| Path::new(p).parent().is_some_and(|d| d.ends_with("xtask"))) {
             continue;
         }
         let target = msg["target"]["name"].as_str().unwrap_or("unnamed");
@@ -187,13 +161,7 @@ mod tests {
 {"reason":"build-finished","success":true}
 not json"#;
         let names: Vec<String> = pick_tests(m).into_iter().map(|(n, _)| n).collect();
-        let expected = [
-            "warpmc-bin-test",
-            "warpmc-test",
-            "warpmc-2-test",
-            "warpmc_kernels-test",
-            "gpu-test",
-        ];
+        let expected = ["warpmc-bin-test", "warpmc-test", "warpmc-2-test", "warpmc_kernels-test", "gpu-test"];
         assert_eq!(names, expected);
     }
 }

@@ -41,11 +41,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "cargo xtask",
-    bin_name = "cargo xtask",
-    about = "warpmc's project commands"
-)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "warpmc's project commands")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -90,10 +86,7 @@ fn main() -> ExitCode {
     };
     let root = util::workspace_root();
     if let Err(e) = std::env::set_current_dir(&root) {
-        eprintln!(
-            "xtask: error: cannot enter the workspace root {}: {e}",
-            root.display()
-        );
+        eprintln!("xtask: error: cannot enter the workspace root {}: {e}", root.display());
         return ExitCode::FAILURE;
     }
     let result = match cli.command {
@@ -116,8 +109,7 @@ fn main() -> ExitCode {
 fn run_pricing(args: &[String]) -> anyhow::Result<()> {
     setup::setup(false)?;
     let mut cmd = util::cargo();
-    cmd.args(["run", "--release", "-p", "warpmc", "--", "price"])
-        .args(args);
+    cmd.args(["run", "--release", "-p", "warpmc", "--", "price"]).args(args);
     let status = util::status(&mut cmd)?;
     // Pass the CLI's own exit status on (2 for a bad parameter, say).
     std::process::exit(status.code().unwrap_or(1));

@@ -37,10 +37,7 @@ fn nightly(verbose: bool) -> Result<()> {
     let out = capture(rustup().args(["toolchain", "list"]))
         .context("rustup is needed to install the nightly toolchain (https://rustup.rs)")?;
     if !out.status.success() {
-        bail!(
-            "`rustup toolchain list` failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
+        bail!("`rustup toolchain list` failed: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
     if has_nightly(&String::from_utf8_lossy(&out.stdout)) {
         say(verbose, "nightly toolchain: installed");
@@ -53,19 +50,14 @@ fn nightly(verbose: bool) -> Result<()> {
 /// Whether `rustup toolchain list` shows the `nightly` channel (not only a dated nightly, which
 /// `cargo +nightly` would not use).
 fn has_nightly(list: &str) -> bool {
-    list.lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .any(|name| {
-            name == "nightly"
-                || name
-                    .strip_prefix("nightly-")
-                    .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
-        })
+    list.lines().filter_map(|l| l.split_whitespace().next()).any(|name| {
+        name == "nightly"
+            || name.strip_prefix("nightly-").is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
+    })
 }
 
 fn rust_src(verbose: bool) -> Result<()> {
-    let out =
-        capture(rustup().args(["component", "list", "--toolchain", "nightly", "--installed"]))?;
+    let out = capture(rustup().args(["component", "list", "--toolchain", "nightly", "--installed"]))?;
     let listed = String::from_utf8_lossy(&out.stdout);
     if out.status.success() && listed.lines().any(|l| l.trim().starts_with("rust-src")) {
         say(verbose, "rust-src for nightly: installed");
@@ -78,15 +70,10 @@ fn rust_src(verbose: bool) -> Result<()> {
 fn ptxas(verbose: bool) -> Result<()> {
     let dist_info = format!("{NVCC_DIR}/nvidia_cuda_nvcc-{NVCC_VERSION}.dist-info");
     if Path::new(PTXAS).exists() && Path::new(&dist_info).exists() {
-        say(
-            verbose,
-            &format!("ptxas {NVCC_VERSION}: installed ({PTXAS})"),
-        );
+        say(verbose, &format!("ptxas {NVCC_VERSION}: installed ({PTXAS})"));
         return Ok(());
     }
-    eprintln!(
-        "setup: ptxas {NVCC_VERSION}: missing, installing nvidia-cuda-nvcc=={NVCC_VERSION} into {NVCC_DIR}"
-    );
+    eprintln!("setup: ptxas {NVCC_VERSION}: missing, installing nvidia-cuda-nvcc=={NVCC_VERSION} into {NVCC_DIR}");
     ensure_pip()?;
     let mut pip = Command::new("python3");
     // pip's warning about running as root does not apply to a --target folder.
@@ -118,22 +105,15 @@ fn ensure_pip() -> Result<()> {
     if pip.status.success() {
         return Ok(());
     }
-    let uid = capture(Command::new("id").arg("-u"))
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let uid = capture(Command::new("id").arg("-u")).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     if uid.ok().as_deref() != Some("0") {
-        bail!(
-            "`python3 -m pip` is missing and we are not root: install pip (Debian: `apt-get install python3-pip`)"
-        );
+        bail!("`python3 -m pip` is missing and we are not root: install pip (Debian: `apt-get install python3-pip`)");
     }
     eprintln!(
         "setup: `python3 -m pip` is missing: installing python3-pip with apt-get (apt-get update, apt-get install -y python3-pip)"
     );
-    run(Command::new("apt-get")
-        .arg("update")
-        .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    run(Command::new("apt-get")
-        .args(["install", "-y", "python3-pip"])
-        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get").args(["install", "-y", "python3-pip"]).env("DEBIAN_FRONTEND", "noninteractive"))?;
     Ok(())
 }
 
@@ -143,14 +123,11 @@ mod tests {
 
     #[test]
     fn finds_the_nightly_channel() {
-        let list =
-            "stable-x86_64-unknown-linux-gnu (active, default)\nnightly-x86_64-unknown-linux-gnu\n";
+        let list = "stable-x86_64-unknown-linux-gnu (active, default)\nnightly-x86_64-unknown-linux-gnu\n";
         assert!(has_nightly(list));
         assert!(has_nightly("nightly (default)\n"));
         assert!(!has_nightly("stable-x86_64-unknown-linux-gnu (default)\n"));
-        assert!(!has_nightly(
-            "nightly-2026-05-19-x86_64-unknown-linux-gnu\n"
-        ));
+        assert!(!has_nightly("nightly-2026-05-19-x86_64-unknown-linux-gnu\n"));
         assert!(!has_nightly("no installed toolchains\n"));
     }
 }

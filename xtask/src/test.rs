@@ -39,16 +39,9 @@ fn gpu_tests() -> Result<String> {
     if !Path::new(GPU_TESTS).exists() {
         return Ok(format!("GPU tests: none yet ({GPU_TESTS} does not exist)"));
     }
-    let (status, output) = tee(cargo().args([
-        "test",
-        "--release",
-        "-p",
-        "warpmc-tests",
-        "--test",
-        "gpu",
-        "--",
-        "--nocapture",
-    ]))?;
+    // `--workspace` keeps the feature resolution of the full test run, so nothing is rebuilt.
+    let (status, output) =
+        tee(cargo().args(["test", "--release", "--workspace", "--test", "gpu", "--", "--nocapture"]))?;
     if !status.success() {
         bail!("the GPU tests failed ({status})");
     }
@@ -58,9 +51,7 @@ fn gpu_tests() -> Result<String> {
 fn gpu_summary(output: &str) -> String {
     let skipped = output.lines().filter(|l| l.starts_with("SKIPPED")).count();
     if skipped > 0 {
-        format!(
-            "GPU tests: {skipped} skipped (no GPU; set WARPMC_REQUIRE_GPU=1 to make a missing GPU a failure)"
-        )
+        format!("GPU tests: {skipped} skipped (no GPU; set WARPMC_REQUIRE_GPU=1 to make a missing GPU a failure)")
     } else {
         "GPU tests: ran on the GPU".to_string()
     }

@@ -9,10 +9,7 @@ use anyhow::{Context, Result, bail};
 
 /// The workspace root: the parent of this crate's directory.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
 /// `cargo`, the one that runs xtask when there is one, building into `<root>/target`.
@@ -45,8 +42,7 @@ pub fn describe(cmd: &Command) -> String {
 pub fn status(cmd: &mut Command) -> Result<ExitStatus> {
     let shown = describe(cmd);
     eprintln!("$ {shown}");
-    cmd.status()
-        .with_context(|| format!("could not start `{shown}`"))
+    cmd.status().with_context(|| format!("could not start `{shown}`"))
 }
 
 /// Run with the terminal's stdio; fail unless it succeeds.
@@ -62,9 +58,7 @@ pub fn run(cmd: &mut Command) -> Result<()> {
 /// Run quietly, capturing stdout and stderr (without checking the exit status).
 pub fn capture(cmd: &mut Command) -> Result<Output> {
     let shown = describe(cmd);
-    cmd.stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("could not start `{shown}`"))
+    cmd.stdin(Stdio::null()).output().with_context(|| format!("could not start `{shown}`"))
 }
 
 /// Run, showing stdout and stderr as they come and also returning them (interleaved by line).
@@ -83,9 +77,7 @@ pub fn tee(cmd: &mut Command) -> Result<(ExitStatus, String)> {
     let tx2 = tx.clone();
     let t_out = thread::spawn(move || forward(out, std::io::stdout(), tx));
     let t_err = thread::spawn(move || forward(err, std::io::stderr(), tx2));
-    let status = child
-        .wait()
-        .with_context(|| format!("waiting for `{shown}`"))?;
+    let status = child.wait().with_context(|| format!("waiting for `{shown}`"))?;
     t_out.join().expect("stdout reader");
     t_err.join().expect("stderr reader");
     Ok((status, rx.into_iter().collect()))

@@ -135,10 +135,7 @@ mod tests {
     #[test]
     fn reference() {
         assert_eq!(first([12345; 4], 5), [1717149490, 1013719216, 2431227087, 838963927, 3550480589]);
-        assert_eq!(
-            first([129, 130, 131, 132], 5),
-            [1217370641, 3227414615, 1904114233, 2387917307, 3549388247]
-        );
+        assert_eq!(first([129, 130, 131, 132], 5), [1217370641, 3227414615, 1904114233, 2387917307, 3549388247]);
     }
 
     /// taus88 on its own, ISO 28640:2010's check: the seed 19660809 is the first component and
@@ -199,18 +196,9 @@ mod tests {
 
     #[test]
     fn rejects_dead_components() {
-        assert_eq!(
-            HybridTaus::from_state([1, 8, 16, 0]),
-            Err(InvalidState { component: 1, value: 1, min: 2 })
-        );
-        assert_eq!(
-            HybridTaus::from_state([2, 7, 16, 0]),
-            Err(InvalidState { component: 2, value: 7, min: 8 })
-        );
-        assert_eq!(
-            HybridTaus::from_state([2, 8, 15, 0]),
-            Err(InvalidState { component: 3, value: 15, min: 16 })
-        );
+        assert_eq!(HybridTaus::from_state([1, 8, 16, 0]), Err(InvalidState { component: 1, value: 1, min: 2 }));
+        assert_eq!(HybridTaus::from_state([2, 7, 16, 0]), Err(InvalidState { component: 2, value: 7, min: 8 }));
+        assert_eq!(HybridTaus::from_state([2, 8, 15, 0]), Err(InvalidState { component: 3, value: 15, min: 16 }));
         assert!(HybridTaus::from_state([2, 8, 16, 0]).is_ok());
     }
 

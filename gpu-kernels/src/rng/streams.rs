@@ -17,7 +17,7 @@
 //! streams could overlap, with probability below `n^2 L / 2^120` for `n` streams of `L`
 //! outputs: under 2^-40 for 2^30 paths of 2^20 outputs each.
 
-use super::{philox::philox4x32_10, HybridTaus};
+use super::{HybridTaus, philox::philox4x32_10};
 
 /// Counter word 3 for hybrid Tausworthe streams ("HTAU").
 pub const HYBRID_TAUS_TAG: u32 = 0x4854_4155;

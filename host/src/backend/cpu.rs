@@ -8,10 +8,10 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
-use warpmc_kernels::asian::{accumulate_constant_paths, accumulate_paths, AsianBasketSteps};
-use warpmc_kernels::fill::{fill_stream, Group, Normals, Uniforms, Words, GROUP};
-use warpmc_kernels::rng::streams::hybrid_taus_stream;
+use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
+use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
 use warpmc_kernels::rng::HybridTaus;
+use warpmc_kernels::rng::streams::hybrid_taus_stream;
 use warpmc_kernels::{Exact, Fast, MathMode};
 
 use super::{Executor, FillKind, Filler, StreamInit};
@@ -113,12 +113,20 @@ struct CpuFiller<'a> {
     states: Vec<HybridTaus>,
 }
 
+/// A stream's groups with their first output index and valid length.
+type StreamGroups<T> = Vec<(usize, [T; GROUP], usize)>;
+
 /// One block on the CPU: each stream's groups are produced in parallel, then interleaved.
-fn fill_block<K: Group>(pool: &rayon::ThreadPool, states: &mut [HybridTaus], out: &mut [u32], to_word: fn(K::Item) -> u32) {
+fn fill_block<K: Group>(
+    pool: &rayon::ThreadPool,
+    states: &mut [HybridTaus],
+    out: &mut [u32],
+    to_word: fn(K::Item) -> u32,
+) {
     let streams = states.len();
     let len = out.len();
     let rows = len.div_ceil(GROUP * streams);
-    let per_stream: Vec<Vec<(usize, [K::Item; GROUP], usize)>> = pool.install(|| {
+    let per_stream: Vec<StreamGroups<K::Item>> = pool.install(|| {
         states
             .par_iter_mut()
             .enumerate()

@@ -65,7 +65,7 @@ impl GpuExecutor {
             return Err(Error::GpuUnavailable("the CUDA driver library (libcuda.so) was not found".into()));
         }
         let block = opts.gpu_block.unwrap_or(DEFAULT_BLOCK);
-        if block == 0 || block % 32 != 0 || block > 1024 {
+        if block == 0 || !block.is_multiple_of(32) || block > 1024 {
             return Err(Error::invalid("gpu_block", block, "a multiple of 32 in [32, 1024]"));
         }
         if opts.gpu_grid == Some(0) {
@@ -98,14 +98,27 @@ impl GpuExecutor {
         };
         // The largest block every kernel can launch with (registers per thread bound it).
         let mut max_block = 1024;
-        for f in [&k.asian_exact, &k.asian_fast, &k.asian_constant, &k.init, &k.fill_u32, &k.fill_uniform, &k.fill_normal_exact, &k.fill_normal_fast] {
+        for f in [
+            &k.asian_exact,
+            &k.asian_fast,
+            &k.asian_constant,
+            &k.init,
+            &k.fill_u32,
+            &k.fill_uniform,
+            &k.fill_normal_exact,
+            &k.fill_normal_fast,
+        ] {
             let m = f
                 .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
                 .map_err(gpu_err("kernel attributes"))?;
             max_block = max_block.min(m as u32 / 32 * 32);
         }
         if block > max_block {
-            return Err(Error::invalid("gpu_block", block, format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)")));
+            return Err(Error::invalid(
+                "gpu_block",
+                block,
+                format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)"),
+            ));
         }
         let stream = ctx.default_stream();
         Ok(Self { ctx, stream, _module: module, k, name, sms, block, grid: opts.gpu_grid })
@@ -133,7 +146,8 @@ impl GpuExecutor {
         if let Some(g) = self.grid {
             return Ok(g);
         }
-        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(self.block, 0, None).map_err(gpu_err("occupancy"))?;
+        let per_sm =
+            f.occupancy_max_active_blocks_per_multiprocessor(self.block, 0, None).map_err(gpu_err("occupancy"))?;
         let full = self.sms as u64 * per_sm.max(1) as u64;
         Ok(full.min(work.div_ceil(self.block as u64)).max(1) as u32)
     }
@@ -200,7 +214,14 @@ impl GpuExecutor {
     }
 
     /// Launch one fill block of `len` values into `out` from `states` (`streams` of them).
-    pub fn launch_fill(&self, kind: FillKind, out: &mut CudaSlice<u32>, len: u64, states: &mut CudaSlice<u32>, streams: u64) -> Result<()> {
+    pub fn launch_fill(
+        &self,
+        kind: FillKind,
+        out: &mut CudaSlice<u32>,
+        len: u64,
+        states: &mut CudaSlice<u32>,
+        streams: u64,
+    ) -> Result<()> {
         assert!(out.len() as u64 >= len && states.len() as u64 >= 4 * streams);
         let f = self.fill_function(kind);
         let grid = self.grid_for(f, streams)?;

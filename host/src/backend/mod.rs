@@ -10,8 +10,8 @@ use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
 use warpmc_kernels::rng::HybridTaus;
 
-use crate::pricing::Mode;
 use crate::Result;
+use crate::pricing::Mode;
 
 pub mod cpu;
 #[cfg(feature = "gpu")]
@@ -111,7 +111,9 @@ fn open_gpu(opts: &BackendOptions) -> Result<Box<dyn Executor>> {
 
 #[cfg(not(feature = "gpu"))]
 fn open_gpu(_: &BackendOptions) -> Result<Box<dyn Executor>> {
-    Err(crate::Error::GpuUnavailable("this build of warpmc has no GPU support (built without the `gpu` feature)".into()))
+    Err(crate::Error::GpuUnavailable(
+        "this build of warpmc has no GPU support (built without the `gpu` feature)".into(),
+    ))
 }
 
 /// Whether a GPU can be opened, and if not, why (for `warpmc info` and test skips).
