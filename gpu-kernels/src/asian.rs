@@ -75,10 +75,29 @@ pub fn simulate_path<M: MathMode>(p: &AsianBasketSteps, seed: u64, k: u64) -> (f
     path::<_, M>(p, &mut normals)
 }
 
-/// Accumulate paths `first, first + stride, ... < end` into `acc`.
+/// Accumulate paths `first, first + stride, ... < end` into `acc`, path `k` drawing its normals
+/// from `normals(k)`.
 ///
 /// The CPU executor calls this on contiguous chunks (`stride = 1`), a GPU thread on a
 /// grid-stride sequence; the exact accumulator makes the totals identical.
+#[inline(always)]
+pub fn accumulate<S: NormalPairs, M: MathMode>(
+    p: &AsianBasketSteps,
+    first: u64,
+    end: u64,
+    stride: u64,
+    normals: impl Fn(u64) -> S,
+    acc: &mut PairMoments,
+) {
+    let mut k = first;
+    while k < end {
+        let (payoff, unfloored) = path::<_, M>(p, &mut normals(k));
+        acc.push(payoff, unfloored);
+        k += stride;
+    }
+}
+
+/// [`accumulate`] with each path's own generator stream (see [`simulate_path`]).
 #[inline(always)]
 pub fn accumulate_paths<M: MathMode>(
     p: &AsianBasketSteps,
@@ -88,15 +107,11 @@ pub fn accumulate_paths<M: MathMode>(
     stride: u64,
     acc: &mut PairMoments,
 ) {
-    let mut k = first;
-    while k < end {
-        let (payoff, unfloored) = simulate_path::<M>(p, seed, k);
-        acc.push(payoff, unfloored);
-        k += stride;
-    }
+    let normals = |k| BoxMuller::<_, M>::new(hybrid_taus_stream(seed, k));
+    accumulate::<_, M>(p, first, end, stride, normals, acc);
 }
 
-/// The same loop with [`ConstantNormals`] instead of a generator: the "constant RNG" baseline.
+/// [`accumulate`] with [`ConstantNormals`] instead of a generator: the "constant RNG" baseline.
 #[inline(always)]
 pub fn accumulate_constant_paths<M: MathMode>(
     p: &AsianBasketSteps,
@@ -107,11 +122,5 @@ pub fn accumulate_constant_paths<M: MathMode>(
     stride: u64,
     acc: &mut PairMoments,
 ) {
-    let mut k = first;
-    while k < end {
-        let mut normals = ConstantNormals { x: x0, dx };
-        let (payoff, unfloored) = path::<_, M>(p, &mut normals);
-        acc.push(payoff, unfloored);
-        k += stride;
-    }
+    accumulate::<_, M>(p, first, end, stride, |_| ConstantNormals { x: x0, dx }, acc);
 }

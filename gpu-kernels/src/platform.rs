@@ -14,6 +14,21 @@
 //! - on the GPU only, thread indexing, warp shuffles and warp barriers (in [`crate::gpu`]'s
 //!   private helpers, via this module's `nvptx` items).
 
+/// One PTX instruction `INS dst, src;` on an `f32` register (GPU build only).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! ptx_unary_f32 {
+    ($ins:literal, $x:expr) => {{
+        let x: f32 = $x;
+        let r: f32;
+        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!(concat!($ins, " {r}, {x};"), r = out(reg32) r, x = in(reg32) x,
+                options(pure, nomem, nostack));
+        }
+        r
+    }};
+}
+
 /// Correctly rounded single-precision square root (the same bits on both builds).
 #[inline(always)]
 pub fn sqrt_f32(x: f32) -> f32 {
@@ -33,12 +48,7 @@ pub fn sqrt_f32(x: f32) -> f32 {
 pub fn fast_ln(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f32;
-        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
-        unsafe {
-            core::arch::asm!("lg2.approx.ftz.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
-                options(pure, nomem, nostack));
-        }
+        let r = ptx_unary_f32!("lg2.approx.ftz.f32", x);
         r * core::f32::consts::LN_2
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -53,12 +63,7 @@ pub fn fast_exp(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
         let y = x * core::f32::consts::LOG2_E;
-        let r: f32;
-        // SAFETY: a pure arithmetic instruction on registers.
-        unsafe {
-            core::arch::asm!("ex2.approx.ftz.f32 {r}, {y};", r = out(reg32) r, y = in(reg32) y,
-                options(pure, nomem, nostack));
-        }
+        let r = ptx_unary_f32!("ex2.approx.ftz.f32", y);
         r
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -72,12 +77,7 @@ pub fn fast_exp(x: f32) -> f32 {
 pub fn fast_sqrt(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f32;
-        // SAFETY: a pure arithmetic instruction on registers.
-        unsafe {
-            core::arch::asm!("sqrt.approx.ftz.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x,
-                options(pure, nomem, nostack));
-        }
+        let r = ptx_unary_f32!("sqrt.approx.ftz.f32", x);
         r
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -92,12 +92,7 @@ pub fn fast_sqrt(x: f32) -> f32 {
 pub fn fast_box_muller_radius(u: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let l: f32;
-        // SAFETY: a pure arithmetic instruction on registers.
-        unsafe {
-            core::arch::asm!("lg2.approx.ftz.f32 {l}, {u};", l = out(reg32) l, u = in(reg32) u,
-                options(pure, nomem, nostack));
-        }
+        let l = ptx_unary_f32!("lg2.approx.ftz.f32", u);
         fast_sqrt(l * (-2.0 * core::f32::consts::LN_2))
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -112,15 +107,7 @@ pub fn fast_box_muller_radius(u: f32) -> f32 {
 pub fn fast_sincos(theta: f32) -> (f32, f32) {
     #[cfg(target_arch = "nvptx64")]
     {
-        let s: f32;
-        let c: f32;
-        // SAFETY: pure arithmetic instructions on registers.
-        unsafe {
-            core::arch::asm!("sin.approx.ftz.f32 {s}, {t};", "cos.approx.ftz.f32 {c}, {t};",
-                s = out(reg32) s, c = out(reg32) c, t = in(reg32) theta,
-                options(pure, nomem, nostack));
-        }
-        (s, c)
+        (ptx_unary_f32!("sin.approx.ftz.f32", theta), ptx_unary_f32!("cos.approx.ftz.f32", theta))
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
