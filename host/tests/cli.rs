@@ -162,6 +162,7 @@ fn invalid_flags_are_named_with_their_range() {
         (&["--steps", "0"], "--steps", "[1, 1000000]"),
         (&["--steps", "-3"], "--steps", "[1, 1000000]"),
         (&["--threads", "0"], "--threads", "[1, 4096]"),
+        (&["--threads", "100000"], "--threads", "[1, 4096]"),
     ];
     for (flags, name, range) in cases {
         let o = warpmc(&[&["price", "--backend", "cpu"][..], flags].concat());

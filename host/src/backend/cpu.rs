@@ -20,6 +20,8 @@ use crate::{Error, Result};
 
 /// Paths per work item.
 const CHUNK: u64 = 256;
+/// Most worker threads a pool may have.
+pub const MAX_THREADS: usize = 4096;
 
 pub struct CpuExecutor {
     pool: rayon::ThreadPool,
@@ -28,8 +30,8 @@ pub struct CpuExecutor {
 impl CpuExecutor {
     /// A pool of `threads` workers (default: one per core).
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        if threads == Some(0) {
-            return Err(Error::invalid("threads", 0, "[1, 4096]"));
+        if let Some(t) = threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
+            return Err(Error::invalid("threads", t, format!("[1, {MAX_THREADS}]")));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
