@@ -1,17 +1,21 @@
 //! Compiles the `gpu-kernels` crate to PTX (feature `gpu`) and leaves it in `OUT_DIR` for
 //! `include_str!`: the job rust-cuda's `cuda_builder` does, with rustc's own
-//! `nvptx64-nvidia-cuda` target (see ../shared/TOOLCHAIN.md for why).
+//! `nvptx64-nvidia-cuda` target (docs/TOOLCHAIN.md says why, and what each flag is for).
 //!
-//! The inner build:
-//! `cargo +nightly rustc -p warpmc-kernels --release --target nvptx64-nvidia-cuda
-//!  -Zbuild-std=core --crate-type rlib -- --emit=asm -Ctarget-cpu=sm_90`
-//! with `RUSTFLAGS=-Zcross-crate-inline-threshold=always`, so that every function of `core`
-//! the kernels call is codegen'd into the module. It runs in a target directory of its own
-//! (`<target>/ptx`: the outer cargo holds the lock on its own), with the outer build's
-//! environment cleared (a leaked `RUSTC` or `RUSTUP_TOOLCHAIN` would run the stable compiler).
+//! The inner build, with the nightly pinned in the workspace Cargo.toml
+//! (`[workspace.metadata.warpmc] ptx-toolchain`):
+//! `cargo +nightly-YYYY-MM-DD rustc -p warpmc-kernels --release --target nvptx64-nvidia-cuda
+//!  -Zbuild-std=core --crate-type rlib -- --emit=asm`
+//! with `RUSTFLAGS="-Zcross-crate-inline-threshold=always -Ctarget-cpu=sm_90"`, so that every
+//! function of `core` the kernels call is codegen'd into the module and every crate of the
+//! build targets the same CPU. It runs in a target directory of its own (`<target>/ptx`: the
+//! outer cargo holds the lock on its own), with the outer build's environment cleared (a leaked
+//! `RUSTC` or `RUSTUP_TOOLCHAIN` would run the stable compiler).
 //!
-//! The build fails if nightly or rust-src is missing (naming the command that fixes it) and if
-//! the PTX calls any function it does not define (`.extern .func`): such a module would not load.
+//! The build fails if the pinned toolchain or its rust-src is missing (naming the command that
+//! installs them); if rustc rejects the kernels (repeating rustc's errors, and nothing about
+//! installing); and if the PTX calls any function it does not define (`.extern .func`): such a
+//! module would not load.
 
 use std::env;
 use std::fs;
@@ -37,15 +41,19 @@ fn main() {
         return;
     }
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let kernels = manifest_dir.parent().unwrap().join("gpu-kernels");
+    let root = manifest_dir.parent().unwrap();
+    let kernels = root.join("gpu-kernels");
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", root.join("Cargo.toml").display());
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     let target_root = cargo_target_root(&out_dir);
     let ptx_target_dir = target_root.join("ptx");
 
-    check_nightly();
+    let toolchain = ptx_toolchain(root);
+    let asm_path = ptx_target_dir.join("warpmc_kernels.s");
+    check_toolchain(&toolchain);
 
     let mut cmd = Command::new("cargo");
     for (key, _) in env::vars_os() {
@@ -75,56 +83,128 @@ fn main() {
             cmd.env_remove(&key);
         }
     }
-    cmd.env("RUSTFLAGS", "-Zcross-crate-inline-threshold=always")
-        .arg("+nightly")
+    // RUSTFLAGS reach every crate of the build, `-Zbuild-std`'s core and compiler_builtins
+    // included: the target CPU must be the same for all of them (newer nightlies reject a
+    // crate built for sm_90 against a core built for the default CPU).
+    cmd.env("RUSTFLAGS", format!("-Zcross-crate-inline-threshold=always -Ctarget-cpu={GPU_ARCH}"))
+        .arg(format!("+{toolchain}"))
         .arg("rustc")
         .arg("--manifest-path")
         .arg(kernels.join("Cargo.toml"))
         .args(["--release", "--target", PTX_TARGET, "-Zbuild-std=core", "--crate-type", "rlib"])
         .arg("--target-dir")
         .arg(&ptx_target_dir)
-        .args(["--", "--emit=asm", &format!("-Ctarget-cpu={GPU_ARCH}")]);
-    let status = cmd.status().unwrap_or_else(|e| fail(&format!("could not run cargo +nightly: {e}")));
-    if !status.success() {
-        fail("compiling gpu-kernels to PTX failed (see the errors above)");
+        // rustc writes the PTX where we say: cargo's own output layout differs between
+        // nightlies (`deps/` until 2026-05, `build/<pkg>/<hash>/out/` by 2026-10). For this
+        // target rustc emits one assembly file whatever the number of codegen units.
+        .arg("--")
+        .arg(format!("--emit=asm={}", asm_path.display()));
+    let output = cmd.output().unwrap_or_else(|e| {
+        fail(&format!("could not run `cargo +{toolchain}`: {e} (is rustup's cargo on PATH?)"), Some(&toolchain))
+    });
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        eprintln!("{stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+        fail_compile(&toolchain, &errors);
     }
 
-    let ptx_path = newest_ptx(&ptx_target_dir.join(PTX_TARGET).join("release").join("deps"));
-    let ptx =
-        fs::read_to_string(&ptx_path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", ptx_path.display())));
-    check_ptx(&ptx, &ptx_path);
+    let ptx = fs::read_to_string(&asm_path)
+        .unwrap_or_else(|e| fail(&format!("cannot read the PTX {}: {e}", asm_path.display()), None));
+    check_ptx(&ptx, &asm_path);
     let ptx = cap_registers(ptx);
 
-    fs::write(out_dir.join("warpmc_kernels.ptx"), &ptx).unwrap();
+    write(&out_dir.join("warpmc_kernels.ptx"), &ptx);
     // A stable path for `cargo xtask test`, which assembles the module with ptxas.
-    fs::write(ptx_target_dir.join("warpmc_kernels.ptx"), &ptx).unwrap();
+    write(&ptx_target_dir.join("warpmc_kernels.ptx"), &ptx);
 }
 
-fn fail(msg: &str) -> ! {
+fn write(path: &Path, text: &str) {
+    fs::write(path, text).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display()), None));
+}
+
+/// The pinned nightly, `[workspace.metadata.warpmc] ptx-toolchain` in the workspace Cargo.toml.
+fn ptx_toolchain(root: &Path) -> String {
+    let path = root.join("Cargo.toml");
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display()), None));
+    let doc: toml::Table =
+        text.parse().unwrap_or_else(|e| fail(&format!("cannot parse {}: {e}", path.display()), None));
+    let pin = doc
+        .get("workspace")
+        .and_then(|w| w.get("metadata"))
+        .and_then(|m| m.get("warpmc"))
+        .and_then(|m| m.get("ptx-toolchain"))
+        .and_then(|v| v.as_str());
+    match pin {
+        Some(p) if p.starts_with("nightly-") => p.to_string(),
+        _ => fail(
+            &format!(
+                "{} has no `ptx-toolchain = \"nightly-YYYY-MM-DD\"` under [workspace.metadata.warpmc]",
+                path.display()
+            ),
+            None,
+        ),
+    }
+}
+
+/// The toolchain could not be used: say exactly what installs it.
+fn fail(msg: &str, toolchain: Option<&str>) -> ! {
     eprintln!("\nerror: {msg}\n");
-    eprintln!(
-        "The `gpu` feature (on by default) compiles the kernels with the nightly toolchain.\n\
-         Either install what it needs (`cargo xtask setup` does both):\n\
-         \x20   rustup toolchain install nightly\n\
-         \x20   rustup component add rust-src --toolchain nightly\n\
-         or build for the CPU only with `--no-default-features`.\n"
-    );
+    if let Some(t) = toolchain {
+        eprintln!(
+            "The `gpu` feature (on by default) compiles the kernels with the pinned toolchain {t}\n\
+             (Cargo.toml, [workspace.metadata.warpmc]; see docs/TOOLCHAIN.md). Either install it with\n\
+             its rust-src (`cargo xtask setup` does this):\n\
+             \x20   rustup toolchain install {t} --profile minimal --component rust-src\n\
+             or build for the CPU only with `--no-default-features`.\n"
+        );
+    }
     std::process::exit(1);
 }
 
-fn check_nightly() {
+/// The toolchain is there but rustc rejected the kernels: show its errors, advise nothing
+/// about installing.
+fn fail_compile(toolchain: &str, errors: &[&str]) -> ! {
+    eprintln!("\nerror: rustc ({toolchain}) failed to compile gpu-kernels to PTX.");
+    eprintln!(
+        "The toolchain and its rust-src are installed; this is a compile error in the kernel crate,\n\
+         or an incompatibility with the pinned nightly if the pin was moved (docs/TOOLCHAIN.md).\n\
+         rustc's errors (in full above):"
+    );
+    if errors.is_empty() {
+        eprintln!("    (no line starting with `error`; see the output above)");
+    }
+    for e in errors {
+        eprintln!("    {e}");
+    }
+    eprintln!();
+    std::process::exit(1);
+}
+
+fn check_toolchain(toolchain: &str) {
     let sysroot = Command::new("rustc")
         .env_remove("RUSTC")
         .env_remove("RUSTUP_TOOLCHAIN")
-        .args(["+nightly", "--print", "sysroot"])
+        // A missing toolchain is reported with the command that installs it, not downloaded
+        // silently in the middle of a build.
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .args([&format!("+{toolchain}"), "--print", "sysroot"])
         .output();
     let sysroot = match sysroot {
         Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
-        _ => fail("the nightly toolchain is not installed: run `rustup toolchain install nightly`"),
+        Ok(o) => fail(
+            &format!(
+                "the toolchain {toolchain} is not installed (`rustc +{toolchain}` said: {})",
+                String::from_utf8_lossy(&o.stderr).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+            ),
+            Some(toolchain),
+        ),
+        Err(e) => fail(&format!("could not run `rustc +{toolchain}`: {e}"), Some(toolchain)),
     };
     let library = sysroot.join("lib/rustlib/src/rust/library/core");
     if !library.exists() {
-        fail("rust-src is missing for nightly: run `rustup component add rust-src --toolchain nightly`");
+        fail(&format!("rust-src is missing for {toolchain} ({} does not exist)", library.display()), Some(toolchain));
     }
 }
 
@@ -138,27 +218,15 @@ fn cargo_target_root(out_dir: &Path) -> PathBuf {
         .unwrap_or_else(|| out_dir.ancestors().nth(4).unwrap().to_path_buf())
 }
 
-fn newest_ptx(deps: &Path) -> PathBuf {
-    let entries = fs::read_dir(deps).unwrap_or_else(|e| fail(&format!("no PTX output in {}: {e}", deps.display())));
-    entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "s")
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("warpmc_kernels"))
-        })
-        .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| fail(&format!("no warpmc_kernels*.s in {}", deps.display())))
-}
-
 /// Insert `.maxnreg N` after the parameter list of each entry in [`MAX_REGISTERS`].
 fn cap_registers(mut ptx: String) -> String {
     for (kernel, regs) in MAX_REGISTERS {
         let entry = format!(".entry {kernel}(");
-        let start = ptx.find(&entry).unwrap_or_else(|| fail(&format!("kernel {kernel} is not in the PTX")));
-        let close =
-            ptx[start..].find(")\n{").unwrap_or_else(|| fail(&format!("cannot find the body of {kernel} in the PTX")))
-                + start;
+        let start = ptx.find(&entry).unwrap_or_else(|| fail(&format!("kernel {kernel} is not in the PTX"), None));
+        let close = ptx[start..]
+            .find(")\n{")
+            .unwrap_or_else(|| fail(&format!("cannot find the body of {kernel} in the PTX"), None))
+            + start;
         ptx.insert_str(close + 1, &format!("\n.maxnreg {regs}"));
     }
     ptx
@@ -166,14 +234,17 @@ fn cap_registers(mut ptx: String) -> String {
 
 fn check_ptx(ptx: &str, path: &Path) {
     if !ptx.contains(".entry") {
-        fail(&format!("{} holds no kernel entry point", path.display()));
+        fail(&format!("{} holds no kernel entry point", path.display()), None);
     }
     let externs: Vec<&str> = ptx.lines().filter(|l| l.contains(".extern .func")).collect();
     if !externs.is_empty() {
-        fail(&format!(
-            "the PTX calls functions it does not define, so the module would not load:\n{}\n\
-             (a function of core or of a dependency was not inlined; see TOOLCHAIN.md)",
-            externs.join("\n")
-        ));
+        fail(
+            &format!(
+                "the PTX calls functions it does not define, so the module would not load:\n{}\n\
+             (a function of core or of a dependency was not inlined; see docs/TOOLCHAIN.md)",
+                externs.join("\n")
+            ),
+            None,
+        );
     }
 }

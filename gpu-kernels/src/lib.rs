@@ -20,10 +20,7 @@
 //! Platform differences live in one module, [`platform`].
 
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics, core_intrinsics)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![deny(unsafe_op_in_unsafe_fn)]
 // `!(x < bound)` is deliberate throughout: it sends NaN down the out-of-range path.

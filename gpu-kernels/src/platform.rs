@@ -34,8 +34,9 @@ macro_rules! ptx_unary_f32 {
 pub fn sqrt_f32(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        // llvm.sqrt.f32 without fast-math flags lowers to sqrt.rn.f32 (checked in the PTX).
-        core::intrinsics::sqrtf32(x)
+        // The IEEE square root instruction itself, rather than `core::intrinsics::sqrtf32`
+        // (which lowered to the same instruction but is gone from newer nightlies).
+        ptx_unary_f32!("sqrt.rn.f32", x)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

@@ -1,12 +1,13 @@
-//! `cargo xtask setup`: the nightly toolchain, its rust-src, and ptxas. Each step checks first
-//! and does nothing when its part is already there.
+//! `cargo xtask setup`: the pinned nightly toolchain (Cargo.toml, `[workspace.metadata.warpmc]
+//! ptx-toolchain`), its rust-src, and ptxas. Each step checks first and does nothing when its
+//! part is already there.
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::util::{capture, run};
+use crate::util::{capture, run, workspace_root};
 
 /// The `nvidia-cuda-nvcc` wheel that provides ptxas: CUDA 13.0, the test GPUs' driver.
 pub const NVCC_VERSION: &str = "13.0.88";
@@ -17,8 +18,9 @@ pub const PTXAS: &str = "target/tools/nvcc/nvidia/cu13/bin/ptxas";
 
 /// Run every step. `verbose` also prints the steps that had nothing to do.
 pub fn setup(verbose: bool) -> Result<()> {
-    nightly(verbose)?;
-    rust_src(verbose)?;
+    let toolchain = ptx_toolchain()?;
+    nightly(verbose, &toolchain)?;
+    rust_src(verbose, &toolchain)?;
     ptxas(verbose)?;
     Ok(())
 }
@@ -30,41 +32,76 @@ fn say(verbose: bool, line: &str) {
 }
 
 fn rustup() -> Command {
-    Command::new("rustup")
+    let mut cmd = Command::new("rustup");
+    // Install what setup names, nothing implicitly.
+    cmd.env("RUSTUP_AUTO_INSTALL", "0");
+    cmd
 }
 
-fn nightly(verbose: bool) -> Result<()> {
-    let out = capture(rustup().args(["toolchain", "list"]))
-        .context("rustup is needed to install the nightly toolchain (https://rustup.rs)")?;
-    if !out.status.success() {
-        bail!("`rustup toolchain list` failed: {}", String::from_utf8_lossy(&out.stderr).trim());
-    }
-    if has_nightly(&String::from_utf8_lossy(&out.stdout)) {
-        say(verbose, "nightly toolchain: installed");
-        return Ok(());
-    }
-    eprintln!("setup: nightly toolchain: missing, installing it");
-    run(rustup().args(["toolchain", "install", "nightly", "--profile", "minimal"]))
+/// The nightly that compiles the kernels to PTX: `[workspace.metadata.warpmc] ptx-toolchain`
+/// in the workspace Cargo.toml (host/build.rs reads the same key).
+pub fn ptx_toolchain() -> Result<String> {
+    let path = workspace_root().join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_ptx_toolchain(&text).with_context(|| format!("in {}", path.display()))
 }
 
-/// Whether `rustup toolchain list` shows the `nightly` channel (not only a dated nightly, which
-/// `cargo +nightly` would not use).
-fn has_nightly(list: &str) -> bool {
-    list.lines().filter_map(|l| l.split_whitespace().next()).any(|name| {
-        name == "nightly"
-            || name.strip_prefix("nightly-").is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
+fn parse_ptx_toolchain(cargo_toml: &str) -> Result<String> {
+    let doc: toml::Table = cargo_toml.parse().context("not valid TOML")?;
+    let pin = doc
+        .get("workspace")
+        .and_then(|w| w.get("metadata"))
+        .and_then(|m| m.get("warpmc"))
+        .and_then(|m| m.get("ptx-toolchain"))
+        .and_then(|v| v.as_str());
+    match pin {
+        Some(p) if is_dated_nightly(p) => Ok(p.to_string()),
+        Some(p) => bail!("ptx-toolchain = {p:?} is not a dated nightly (nightly-YYYY-MM-DD)"),
+        None => bail!("no `ptx-toolchain` under [workspace.metadata.warpmc]"),
+    }
+}
+
+fn is_dated_nightly(name: &str) -> bool {
+    name.strip_prefix("nightly-").is_some_and(|d| {
+        d.len() == 10 && d.char_indices().all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() })
     })
 }
 
-fn rust_src(verbose: bool) -> Result<()> {
-    let out = capture(rustup().args(["component", "list", "--toolchain", "nightly", "--installed"]))?;
-    let listed = String::from_utf8_lossy(&out.stdout);
-    if out.status.success() && listed.lines().any(|l| l.trim().starts_with("rust-src")) {
-        say(verbose, "rust-src for nightly: installed");
+fn nightly(verbose: bool, toolchain: &str) -> Result<()> {
+    let out = capture(rustup().args(["toolchain", "list"]))
+        .context("rustup is needed to install the pinned nightly toolchain (https://rustup.rs)")?;
+    if !out.status.success() {
+        bail!("`rustup toolchain list` failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    if has_toolchain(&String::from_utf8_lossy(&out.stdout), toolchain) {
+        say(verbose, &format!("{toolchain}: installed"));
         return Ok(());
     }
-    eprintln!("setup: rust-src for nightly: missing, adding it");
-    run(rustup().args(["component", "add", "rust-src", "--toolchain", "nightly"]))
+    eprintln!("setup: {toolchain} (the kernels' compiler): missing, installing it with rust-src");
+    run(rustup().args(["toolchain", "install", toolchain, "--profile", "minimal", "--component", "rust-src"]))
+}
+
+/// Whether `rustup toolchain list` shows `toolchain` (`nightly-2026-05-20` is listed as
+/// `nightly-2026-05-20-<host triple>`; the moving `nightly` channel does not count).
+fn has_toolchain(list: &str, toolchain: &str) -> bool {
+    list.lines().filter_map(|l| l.split_whitespace().next()).any(|name| {
+        name == toolchain
+            || name.strip_prefix(toolchain).and_then(|rest| rest.strip_prefix('-')).is_some_and(|triple| {
+                // A host triple, not a later part of a longer date.
+                triple.starts_with(|c: char| c.is_ascii_alphabetic())
+            })
+    })
+}
+
+fn rust_src(verbose: bool, toolchain: &str) -> Result<()> {
+    let out = capture(rustup().args(["component", "list", "--toolchain", toolchain, "--installed"]))?;
+    let listed = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() && listed.lines().any(|l| l.trim().starts_with("rust-src")) {
+        say(verbose, &format!("rust-src for {toolchain}: installed"));
+        return Ok(());
+    }
+    eprintln!("setup: rust-src for {toolchain}: missing, adding it");
+    run(rustup().args(["component", "add", "rust-src", "--toolchain", toolchain]))
 }
 
 fn ptxas(verbose: bool) -> Result<()> {
@@ -119,15 +156,31 @@ fn ensure_pip() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::has_nightly;
+    use super::{has_toolchain, is_dated_nightly, parse_ptx_toolchain};
 
     #[test]
-    fn finds_the_nightly_channel() {
-        let list = "stable-x86_64-unknown-linux-gnu (active, default)\nnightly-x86_64-unknown-linux-gnu\n";
-        assert!(has_nightly(list));
-        assert!(has_nightly("nightly (default)\n"));
-        assert!(!has_nightly("stable-x86_64-unknown-linux-gnu (default)\n"));
-        assert!(!has_nightly("nightly-2026-05-19-x86_64-unknown-linux-gnu\n"));
-        assert!(!has_nightly("no installed toolchains\n"));
+    fn finds_exactly_the_pinned_toolchain() {
+        let pin = "nightly-2026-05-20";
+        let list = "stable-x86_64-unknown-linux-gnu (active, default)\nnightly-2026-05-20-x86_64-unknown-linux-gnu\n";
+        assert!(has_toolchain(list, pin));
+        assert!(has_toolchain("nightly-2026-05-20\n", pin));
+        assert!(!has_toolchain("nightly-x86_64-unknown-linux-gnu (default)\n", pin));
+        assert!(!has_toolchain("nightly-2026-05-19-x86_64-unknown-linux-gnu\n", pin));
+        assert!(!has_toolchain("no installed toolchains\n", pin));
+    }
+
+    #[test]
+    fn reads_the_pin_and_rejects_moving_channels() {
+        let good = "[workspace]\nmembers = []\n[workspace.metadata.warpmc]\nptx-toolchain = \"nightly-2026-05-20\"\n";
+        assert_eq!(parse_ptx_toolchain(good).unwrap(), "nightly-2026-05-20");
+        let moving = good.replace("nightly-2026-05-20", "nightly");
+        assert!(parse_ptx_toolchain(&moving).unwrap_err().to_string().contains("dated nightly"));
+        assert!(parse_ptx_toolchain("[workspace]\n").is_err());
+        assert!(is_dated_nightly("nightly-2026-10-30") && !is_dated_nightly("nightly-2026-1-30"));
+    }
+
+    #[test]
+    fn the_workspace_pins_a_dated_nightly() {
+        super::ptx_toolchain().unwrap();
     }
 }

@@ -11,7 +11,7 @@ use crate::{ptx, setup};
 const GPU_TESTS: &str = "tests/tests/gpu.rs";
 
 pub fn test() -> Result<()> {
-    heading("1/6 setup: nightly, rust-src, ptxas");
+    heading("1/6 setup: the pinned nightly, its rust-src, ptxas");
     setup::setup(true)?;
 
     heading("2/6 release build with the GPU backend (compiles the kernels to PTX)");
