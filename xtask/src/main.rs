@@ -6,8 +6,9 @@
 //! where the binaries, the PTX and the tools are.
 //!
 //! - `setup`: installs what the GPU build and the PTX check need, and nothing when all is there:
-//!   the `nightly` toolchain (`rustup toolchain install nightly --profile minimal`), its `rust-src`
-//!   component (for `-Zbuild-std=core`), and `ptxas` from the PyPI wheel `nvidia-cuda-nvcc==13.0.88`
+//!   the pinned nightly toolchain named by `[workspace.metadata.warpmc] ptx-toolchain` in the
+//!   workspace Cargo.toml (`rustup toolchain install nightly-YYYY-MM-DD --profile minimal
+//!   --component rust-src`), its `rust-src` component (for `-Zbuild-std=core`), and `ptxas` from the PyPI wheel `nvidia-cuda-nvcc==13.0.88`
 //!   in `target/tools/nvcc` (installing `python3-pip` with apt-get first if pip is missing and we
 //!   are root). One line per step.
 //! - `test`: the whole test command, used by CI (`.ci/run`). setup; `cargo build --release -p
@@ -27,9 +28,16 @@
 //!   workspace, `run.sh` and `README.txt`: what a GPU machine without Rust needs to run the tests
 //!   (with `WARPMC_REQUIRE_GPU=1`), a GPU pricing job and the benchmark. Fails above 64 MiB.
 //! - `ptx-report`: the build and the ptxas table only.
+//! - `fresh-check [--keep]`: not part of CI (it downloads toolchains and builds from scratch, many
+//!   minutes). Checks that a newcomer with only rustup and python3 can run the README's two
+//!   commands: clones the committed HEAD into a temporary folder, installs stable with rustup-init
+//!   into empty `RUSTUP_HOME`/`CARGO_HOME`, and runs the `## On a fresh machine` commands there with
+//!   a clean environment (empty `HOME`, no other cargo, rustc or rustup on `PATH`), then reports
+//!   each step with its time. `--keep` keeps the folder (clone, toolchains, log).
 
 mod bench;
 mod bundle;
+mod fresh;
 mod ptx;
 mod setup;
 mod test;
@@ -49,7 +57,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Install the nightly toolchain, rust-src and ptxas when missing (idempotent).
+    /// Install the pinned nightly toolchain, its rust-src and ptxas when missing (idempotent).
     Setup,
     /// The project's whole test command (what CI runs).
     Test,
@@ -74,6 +82,12 @@ enum Command {
     DeviceBundle,
     /// Build, then print ptxas's registers, stack and spills per kernel.
     PtxReport,
+    /// Run the README's two commands in a clean clone with fresh toolchains (slow; not CI).
+    FreshCheck {
+        /// Keep the temporary folder (the clone, the toolchains and the log) and print its path.
+        #[arg(long)]
+        keep: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -96,6 +110,7 @@ fn main() -> ExitCode {
         Command::Bench { quick, .. } => bench::bench(quick, from.as_deref()),
         Command::DeviceBundle => bundle::device_bundle(),
         Command::PtxReport => ptx_report(),
+        Command::FreshCheck { keep } => fresh::fresh_check(keep),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
