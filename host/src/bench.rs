@@ -249,7 +249,7 @@ mod gpu {
         let best = curand_normals.iter().map(|r| r.per_second).fold(0.0, f64::max);
         let speedup = (best > 0.0).then(|| fills[0].per_second / best);
 
-        let job = AsianBasket::default().kernel_steps(s.steps);
+        let job = AsianBasket::default().kernel_job(s.steps).steps;
         let steps_total = s.gpu_paths as f64 * s.steps as f64;
         let mut asian = Vec::new();
         for (name, mode) in [
@@ -355,7 +355,7 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
             });
         }
     }
-    let job = AsianBasket::default().kernel_steps(s.steps);
+    let job = AsianBasket::default().kernel_job(s.steps).steps;
     let mut asian = Vec::new();
     for (exec, t) in [(&one, 1usize), (&all, threads)] {
         let paths = s.cpu_paths_per_thread * t as u64;

@@ -26,12 +26,26 @@ pub enum Error {
     #[error("{0}")]
     OutOfRange(String),
 
-    /// Writing output failed.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+    /// Parameters whose prices are too heavy-tailed for the number of paths: the message says
+    /// which parameters to change and how far.
+    #[error("these parameters cannot be priced by Monte Carlo with this many paths: {0}")]
+    Unsampleable(String),
+
+    /// A finished run whose closed-form check failed: its price is not to be trusted.
+    #[error("the closed-form check failed, so the price above is not trustworthy: {0}")]
+    CheckFailed(String),
+
+    /// Reading or writing a file or stream failed; `what` names the file and the operation.
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
 }
 
 impl Error {
+    /// An I/O error with what was being done to which file (`"cannot create output file x"`).
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { what: what.into(), source }
+    }
+
     pub(crate) fn invalid(field: &'static str, value: impl std::fmt::Display, allowed: impl Into<String>) -> Self {
         Error::InvalidParameter { field, value: value.to_string(), allowed: allowed.into() }
     }

@@ -118,6 +118,9 @@ fn for_each_block(
     Ok(())
 }
 
+/// What [`generate`]'s I/O errors say it was doing (the caller knows the destination's name).
+const WRITING: &str = "cannot write the generated values";
+
 /// Generate `spec.count` values on `exec` into `out`.
 pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -> Result<()> {
     spec.validate()?;
@@ -126,7 +129,7 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
         match spec.format {
             Format::Binary => {
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.write_all(&bytes)?;
+                out.write_all(&bytes).map_err(|e| Error::io(WRITING, e))?;
             }
             Format::Text => {
                 use std::fmt::Write as _;
@@ -138,12 +141,12 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
                     }
                     .expect("writing to a String");
                 }
-                out.write_all(text.as_bytes())?;
+                out.write_all(text.as_bytes()).map_err(|e| Error::io(WRITING, e))?;
             }
         }
         Ok(())
     })?;
-    out.flush()?;
+    out.flush().map_err(|e| Error::io(WRITING, e))?;
     Ok(())
 }
 

@@ -17,6 +17,11 @@
 //! println!("{} ± {}", report.price, report.std_error);
 //! # Ok::<(), warpmc::Error>(())
 //! ```
+//!
+//! A report is only as good as its check: see [`pricing::PriceReport::check`].
+
+// `!(x > 0.0)` is deliberate: it sends NaN down the degenerate branch.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod backend;
 pub mod bench;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
 use warpmc::generate::{Distribution, Format, GenerateSpec, Generator};
-use warpmc::pricing::{AsianBasket, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
+use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
 use warpmc::{Error, bench};
 
 #[derive(Parser)]
@@ -206,7 +206,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", render(&e));
-            ExitCode::from(2)
+            // 3: the run finished and printed its report, but the report's own check failed.
+            ExitCode::from(if matches!(e, Error::CheckFailed(_)) { 3 } else { 2 })
         }
     }
 }
@@ -255,6 +256,9 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
     } else {
         print_report(&report);
     }
+    if report.check.status == CheckStatus::Failed {
+        return Err(Error::CheckFailed(report.check.note.clone().unwrap_or_default()));
+    }
     Ok(())
 }
 
@@ -273,11 +277,25 @@ fn print_report(r: &PriceReport) {
     println!("  price        {:.6}", r.price);
     println!("  std error    {:.6}", r.std_error);
     println!("  95% CI       [{:.6}, {:.6}]", r.ci95[0], r.ci95[1]);
-    println!("  with control variate  {:.6} ± {:.6} (std error)", r.price_control_variate, r.std_error_control_variate);
+    match (r.price_control_variate, r.std_error_control_variate) {
+        (Some(p), Some(se)) => println!("  with control variate  {p:.6} ± {se:.6} (std error)"),
+        _ => println!("  with control variate  {}", r.control_variate_note.as_deref().unwrap_or("not reported")),
+    }
+    let c = &r.check;
+    let z = c.z_score.map_or_else(|| "no z: zero standard error".to_string(), |z| format!("z = {z:+.2}"));
     println!(
-        "  check        E[average - final], unfloored: MC {:.6} vs closed form {:.6} (z = {:+.2})",
-        r.check.monte_carlo, r.check.closed_form, r.check.z_score
+        "  check        E[average - final], unfloored: MC {:.6} vs closed form {:.6} ({z}): {}",
+        c.monte_carlo,
+        c.closed_form,
+        match c.status {
+            CheckStatus::Passed => "passed",
+            CheckStatus::Failed => "FAILED",
+            CheckStatus::NoInformation => "no information",
+        }
     );
+    if let Some(note) = &c.note {
+        println!("               {note}");
+    }
     println!("  wall time    {:.3} s", r.wall_seconds);
     println!("  paths/s      {:.4e}", r.paths_per_second);
     println!("  MSteps/s     {:.1}", r.msteps_per_second);
@@ -300,13 +318,18 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
     };
     spec.validate()?;
     let exec = backend::open(&a.backend.options())?;
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(BufWriter::new(File::create(p)?)),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    let (mut out, name): (Box<dyn Write>, String) = match &a.output {
+        Some(p) => {
+            let file =
+                File::create(p).map_err(|e| Error::io(format!("cannot create the output file {}", p.display()), e))?;
+            (Box::new(BufWriter::new(file)), format!("the output file {}", p.display()))
+        }
+        None => (Box::new(BufWriter::new(std::io::stdout().lock())), "standard output".to_string()),
     };
     match warpmc::generate::generate(exec.as_ref(), &spec, &mut out) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Error::Io { what, source }) => Err(Error::io(format!("{what} to {name}"), source)),
         other => other,
     }
 }
@@ -315,11 +338,14 @@ fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
     let sizes = if a.quick { bench::BenchSizes::quick() } else { bench::BenchSizes::full() };
     let report = bench::run(sizes, a.only, &mut |s| eprintln!("bench: {s}"))?;
     let md = report.markdown();
+    let write = |p: &PathBuf, text: &str| {
+        std::fs::write(p, text).map_err(|e| Error::io(format!("cannot write {}", p.display()), e))
+    };
     if let Some(p) = &a.json_out {
-        std::fs::write(p, serde_json::to_string_pretty(&report).expect("serialisable report"))?;
+        write(p, &serde_json::to_string_pretty(&report).expect("serialisable report"))?;
     }
     if let Some(p) = &a.markdown_out {
-        std::fs::write(p, &md)?;
+        write(p, &md)?;
     }
     println!("{md}");
     Ok(())

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use warpmc_kernels::accum::PairMoments;
-use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::asian::{AsianBasketSteps, split_f64};
 
 use crate::backend::Executor;
 use crate::{Error, Result};
@@ -96,26 +96,41 @@ impl AsianBasket {
         Ok(())
     }
 
-    /// The larger spot: the unit in which the kernels simulate.
+    /// The larger spot.
     pub fn scale(&self) -> f64 {
         self.spot_a.max(self.spot_b)
     }
 
-    /// Per-step kernel coefficients for `steps` dates (computed in `f64`, rounded once to `f32`).
-    pub fn kernel_steps(&self, steps: u32) -> AsianBasketSteps {
+    /// The kernels' input for `steps` dates, and the unit of their results.
+    ///
+    /// The coefficients are computed in `f64` and rounded once to `f32`. The kernels simulate
+    /// in units of `U = max_i E[s_i]`, the largest expected basket value over the dates, so that
+    /// per-path values and their squares sit well inside the exact accumulators' range and
+    /// resolution whatever the spots, the drift or the maturity (a rate of -1 over 100 years
+    /// shrinks prices by e^-100).
+    pub fn kernel_job(&self, steps: u32) -> KernelJob {
         let dt = self.maturity / steps as f64;
         let sq = dt.sqrt();
         let scale = self.scale();
-        AsianBasketSteps {
-            a0: (self.spot_a / scale) as f32,
-            b0: (self.spot_b / scale) as f32,
+        let (ln_a0, ln_b0) = (self.spot_a.ln() - scale.ln(), self.spot_b.ln() - scale.ln());
+        let mut p = AsianBasketSteps {
+            ln_a0: split_f64(ln_a0),
+            ln_b0: split_f64(ln_b0),
             mu_a: ((self.rate - 0.5 * self.vol_a * self.vol_a) * dt) as f32,
             sig_aa: (self.vol_a * sq) as f32,
             mu_b: ((self.rate - 0.5 * self.vol_b * self.vol_b) * dt) as f32,
             sig_ab: (self.corr * self.vol_b * sq) as f32,
             sig_bb: (self.vol_b * (1.0 - self.corr * self.corr).max(0.0).sqrt() * sq) as f32,
             steps,
-        }
+        };
+        // In units of the larger spot first; then shift the start to units of U (the closed
+        // forms are homogeneous of degree one in the spots).
+        let e = date_expectations(&p);
+        let shift = e.max.ln();
+        p.ln_a0 = split_f64(ln_a0 - shift);
+        p.ln_b0 = split_f64(ln_b0 - shift);
+        let expected = DateExpectations { mean: e.mean / e.max, last: e.last / e.max, max: 1.0 };
+        KernelJob { steps: p, unit: scale * e.max, expected }
     }
 
     /// Discount factor `exp(-rate * maturity)`.
@@ -144,21 +159,63 @@ pub fn expected_max_lognormal(ma: f64, va: f64, mb: f64, vb: f64, c: f64) -> f64
     eb + ea * normal_cdf(d1) - eb * normal_cdf(d1 - v)
 }
 
-/// Closed-form expectation of the unfloored path value `mean_i s_i - s_n` for the simulated
-/// model, computed from the `f32` coefficients the kernels actually use (in units of the larger
-/// spot, undiscounted). Used to validate every run and as a control variate.
-pub fn unfloored_expectation(p: &AsianBasketSteps) -> f64 {
-    let (a0, b0) = (p.a0 as f64, p.b0 as f64);
+/// Expectations of the basket value `s_i = max(a_i, b_i)` over the dates of the simulated model,
+/// computed from the coefficients the kernels actually use, in the units of `p`'s start.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DateExpectations {
+    /// `E[mean_i s_i]`.
+    pub mean: f64,
+    /// `E[s_n]`, the last date.
+    pub last: f64,
+    /// `max_i E[s_i]`.
+    pub max: f64,
+}
+
+/// [`DateExpectations`] of `p`: Margrabe's formula at each date.
+pub fn date_expectations(p: &AsianBasketSteps) -> DateExpectations {
+    let ln_a0 = p.ln_a0[0] as f64 + p.ln_a0[1] as f64;
+    let ln_b0 = p.ln_b0[0] as f64 + p.ln_b0[1] as f64;
     let (mu_a, mu_b) = (p.mu_a as f64, p.mu_b as f64);
     let (saa, sab, sbb) = (p.sig_aa as f64, p.sig_ab as f64, p.sig_bb as f64);
     let var_a = saa * saa;
     let var_b = sab * sab + sbb * sbb;
     let cov = saa * sab;
-    let n = p.steps as f64;
-    let at = |i: f64| expected_max_lognormal(a0.ln() + i * mu_a, i * var_a, b0.ln() + i * mu_b, i * var_b, i * cov);
-    let mean: f64 = (1..=p.steps).map(|i| at(i as f64)).sum::<f64>() / n;
-    mean - at(n)
+    let at = |i: f64| expected_max_lognormal(ln_a0 + i * mu_a, i * var_a, ln_b0 + i * mu_b, i * var_b, i * cov);
+    let (mut sum, mut max, mut last) = (0.0, 0.0f64, 0.0);
+    for i in 1..=p.steps {
+        last = at(i as f64);
+        sum += last;
+        max = max.max(last);
+    }
+    DateExpectations { mean: sum / p.steps as f64, last, max }
 }
+
+/// Closed-form expectation of the unfloored path value `mean_i s_i - s_n` for the simulated
+/// model (units of `p`'s start, undiscounted). Used to validate every run and as a control
+/// variate.
+pub fn unfloored_expectation(p: &AsianBasketSteps) -> f64 {
+    let e = date_expectations(p);
+    e.mean - e.last
+}
+
+/// What the kernels run for a job, and how to read their results.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelJob {
+    /// The kernels' input.
+    pub steps: AsianBasketSteps,
+    /// Currency units per unit of the kernels' results (undiscounted): the larger spot times
+    /// `max_i E[s_i] / larger spot`.
+    pub unit: f64,
+    /// The date expectations in the kernels' units (`max` is 1 by construction).
+    pub expected: DateExpectations,
+}
+
+/// Bound on the rounding error of the mean of a per-path value (payoff or check quantity), in
+/// the kernels' units: 2^-21 of `max_i E[s_i]`. Each date's basket value is one `f32`
+/// exponential of a compensated log-price (within about 2 ulps); the largest per-path
+/// difference from an `f64` re-implementation measured in `tests/tests/precision.rs` is 1.1
+/// ulps (2^-23.8), and the tests assert the bound per path.
+pub const ROUNDING_BOUND: f64 = 1.0 / (1u64 << 21) as f64;
 
 /// A pricing job.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -181,8 +238,71 @@ impl PricingJob {
         if !(limits::PATHS_MIN..=limits::PATHS_MAX).contains(&self.paths) {
             return Err(Error::invalid("paths", self.paths, format!("[{}, 2^40]", limits::PATHS_MIN)));
         }
-        Ok(())
+        self.check_sampleable()
     }
+
+    /// Refuse parameters whose prices are too heavy-tailed for `paths` samples.
+    ///
+    /// A price at maturity is log-normal with log-variance `V = vol^2 T`; the mean of `e^X`,
+    /// `X ~ N(m, V)`, is carried by `X` near `m + V`, `sqrt(V)` standard deviations above the
+    /// mean of `X`, a region of probability `Φ(-sqrt V)`. A sample that holds few paths there
+    /// misses most of the expectation *and* understates its own standard error, so the price
+    /// and its error bar are both wrong while looking fine. warpmc requires
+    /// `paths Φ(-sqrt V) >= MIN_TAIL_PATHS` for the larger volatility, unless `V <= 1` (relative
+    /// variance of the price below e - 1: no heavy tail to miss). At the defaults (`V = 0.09`)
+    /// nothing is refused; at 2^20 paths `V` may reach 16, at 2^30 paths 28.
+    pub fn check_sampleable(&self) -> Result<()> {
+        let v = self.option.vol_a.max(self.option.vol_b).powi(2) * self.option.maturity;
+        if v <= 1.0 {
+            return Ok(());
+        }
+        let tail = normal_cdf(-v.sqrt());
+        let expected = self.paths as f64 * tail;
+        let tail_text = if tail > 0.0 { format!("{tail:.2e}") } else { "below 1e-308".to_string() };
+        let hold = if expected >= 0.01 {
+            format!("about {expected:.3}")
+        } else if expected > 0.0 {
+            format!("about {expected:.2e}")
+        } else {
+            "practically none".to_string()
+        };
+        if expected >= MIN_TAIL_PATHS {
+            return Ok(());
+        }
+        // The largest V these paths allow, and the paths this V needs.
+        let v_max = normal_quantile_upper(MIN_TAIL_PATHS / self.paths as f64).max(1.0).powi(2);
+        let needed = (MIN_TAIL_PATHS / tail).ceil();
+        let more = if needed <= limits::PATHS_MAX as f64 {
+            format!(", or raise --paths to at least {needed:.0}")
+        } else {
+            " (no number of paths up to 2^40 is enough)".to_string()
+        };
+        Err(Error::Unsampleable(format!(
+            "the larger volatility squared times the maturity is {v:.3}: the final prices are log-normal with that \
+             log-variance, and their mean is carried by paths {:.2} standard deviations out (probability \
+             {tail_text}). {} paths would hold {hold} of them; at least {MIN_TAIL_PATHS} are needed for \
+             the price and its standard error to mean anything. Reduce --vol-a/--vol-b or --maturity (at {} paths, \
+             vol^2 x maturity may be up to {v_max:.2}){more}",
+            v.sqrt(),
+            self.paths,
+            self.paths
+        )))
+    }
+}
+
+/// Fewest paths a sample must be expected to hold in the region that carries the mean of the
+/// heaviest-tailed price (see [`PricingJob::check_sampleable`]).
+pub const MIN_TAIL_PATHS: f64 = 30.0;
+
+/// `x` with `Φ(-x) = p` for `p` in (0, 0.5]: the upper-tail normal quantile, by bisection on
+/// [`normal_cdf`] (host-side, once per job).
+fn normal_quantile_upper(p: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if normal_cdf(-mid) > p { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
 }
 
 /// Mean and standard error of per-path values, and of a control-variate estimate.
@@ -234,24 +354,107 @@ pub struct PriceReport {
     pub wall_seconds: f64,
     pub paths_per_second: f64,
     pub msteps_per_second: f64,
-    /// Validation: the unfloored value's Monte Carlo mean against its closed form.
+    /// Validation: the unfloored value's Monte Carlo mean against its closed form. A report
+    /// whose check [failed](CheckStatus::Failed) does not carry a trustworthy price.
     pub check: ControlCheck,
-    /// The price with the unfloored value as control variate (same paths; lower variance).
-    pub price_control_variate: f64,
-    pub std_error_control_variate: f64,
+    /// The price with the unfloored value as control variate (same paths; lower variance), or
+    /// `None` where that estimate would be degenerate ([`Self::control_variate_note`] says why).
+    pub price_control_variate: Option<f64>,
+    pub std_error_control_variate: Option<f64>,
+    /// Why there is no control-variate price, when there is none.
+    pub control_variate_note: Option<String>,
+    /// Bound on the error that single-precision rounding adds to the price (and to the check's
+    /// Monte Carlo mean), beside the statistical `std_error`: see [`ROUNDING_BOUND`].
+    pub rounding_bound: f64,
+    /// Set when the rounding bound matters: a price within it of zero, or larger than the
+    /// standard error.
+    pub precision_note: Option<String>,
     pub option: AsianBasket,
 }
 
+/// Largest `|z|` of a check that passes. A correct simulation exceeds it with probability
+/// 5.7e-7 per run.
+pub const CHECK_Z_MAX: f64 = 5.0;
+
+/// The outcome of the closed-form check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// `|z| <= CHECK_Z_MAX`, or the difference is within `CHECK_Z_MAX` standard errors plus the
+    /// rounding bound of single-precision paths (the note says so).
+    Passed,
+    /// The difference is more than [`CHECK_Z_MAX`] standard errors, or not zero while the
+    /// standard error is: the simulation does not reproduce the model's known expectation.
+    Failed,
+    /// Nothing to compare: every path gave the same check value and it equals the closed form
+    /// (with one date, `mean - final` is identically zero).
+    NoInformation,
+}
+
 /// The closed-form check that runs with every price.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct ControlCheck {
     /// Discounted Monte Carlo mean of `mean_i s_i - s_n`.
     pub monte_carlo: f64,
     /// Its discounted closed-form expectation.
     pub closed_form: f64,
     pub std_error: f64,
-    /// `(monte_carlo - closed_form) / std_error`: within ±4 unless something is wrong.
-    pub z_score: f64,
+    /// `(monte_carlo - closed_form) / std_error`; `None` when the standard error is zero (a
+    /// difference then cannot be measured in standard errors: see `status`).
+    pub z_score: Option<f64>,
+    pub status: CheckStatus,
+    /// What a failed or uninformative check means, in words.
+    pub note: Option<String>,
+}
+
+impl ControlCheck {
+    /// Compare the Monte Carlo mean `mc` (standard error `se`, rounding error at most
+    /// `rounding`) with the closed form `cf`.
+    fn new(mc: f64, cf: f64, se: f64, rounding: f64, job: &PricingJob) -> Self {
+        let diff = mc - cf;
+        let (z_score, status, note) = if se > 0.0 {
+            let z = diff / se;
+            if z.abs() <= CHECK_Z_MAX {
+                (Some(z), CheckStatus::Passed, None)
+            } else if diff.abs() <= CHECK_Z_MAX * se + rounding {
+                let why = format!(
+                    "{:.2} standard errors, but within {CHECK_Z_MAX} standard errors plus the rounding bound \
+                     {rounding:.3e} of single-precision paths",
+                    z.abs()
+                );
+                (Some(z), CheckStatus::Passed, Some(why))
+            } else {
+                let why = format!("the Monte Carlo mean is {:.2} standard errors from the closed form", z.abs());
+                (Some(z), CheckStatus::Failed, Some(failure_advice(&why)))
+            }
+        } else if job.steps == 1 {
+            let why = "with one date the average is the final value, so the check quantity is zero on every path";
+            (None, CheckStatus::NoInformation, Some(why.to_string()))
+        } else if diff.abs() <= rounding {
+            let why = "every path gave the same check value, equal to the closed form within rounding";
+            (None, CheckStatus::NoInformation, Some(why.to_string()))
+        } else {
+            let why = format!(
+                "every path gave the same check value, and it differs from the closed form by {:.6e} \
+                 (zero standard error: the difference cannot be a fluctuation)",
+                diff
+            );
+            (None, CheckStatus::Failed, Some(failure_advice(&why)))
+        };
+        Self { monte_carlo: mc, closed_form: cf, std_error: se, z_score, status, note }
+    }
+}
+
+/// A failed check's explanation with what to change. Unsampleable parameters are refused before
+/// the run ([`PricingJob::check_sampleable`]), so what remains is a sample too small for a skewed
+/// payoff, or a wrong simulation.
+fn failure_advice(why: &str) -> String {
+    format!(
+        "{why}. Either the sample is too small for this payoff: rare paths (where the lower asset overtakes \
+         the other, say) carry part of the expectation, and a sample that misses them also understates its \
+         standard error; or the simulation is wrong. Rerun with many more --paths and another --seed: a failure \
+         that persists with 100 times the paths is a bug to report, and the price must not be used"
+    )
 }
 
 /// Run `job` on `exec` and report. `progress(done, total)` is called after each batch of paths.
@@ -261,7 +464,8 @@ pub fn price_asian_basket_with_progress(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<PriceReport> {
     job.validate()?;
-    let steps = job.option.kernel_steps(job.steps);
+    let kernel = job.option.kernel_job(job.steps);
+    let steps = kernel.steps;
     let start = Instant::now();
     let batch = exec.batch_paths(job.steps).max(1);
     let mut total = PairMoments::ZERO;
@@ -279,13 +483,13 @@ pub fn price_asian_basket_with_progress(
     }
     if total.out_of_range > 0 {
         return Err(Error::OutOfRange(format!(
-            "{} of {} paths left the representable range (a simulated price above 2^31 times the larger \
-             spot, or an overflow): the price would be biased. The volatilities, rate and maturity are too \
-             extreme for this model; reduce --vol-a/--vol-b, --rate or --maturity",
+            "{} of {} paths left the representable range (a basket value above 2^31 times its largest \
+             expectation over the dates, or an overflow): the price would be biased. The volatilities, rate \
+             and maturity are too extreme for this model; reduce --vol-a/--vol-b, --rate or --maturity",
             total.out_of_range, job.paths
         )));
     }
-    Ok(report(exec, job, &steps, &total, wall))
+    Ok(report(exec, job, &kernel, &total, wall))
 }
 
 /// [`price_asian_basket_with_progress`] without progress reports.
@@ -293,28 +497,54 @@ pub fn price_asian_basket(exec: &dyn Executor, job: &PricingJob) -> Result<Price
     price_asian_basket_with_progress(exec, job, &mut |_, _| {})
 }
 
-fn report(exec: &dyn Executor, job: &PricingJob, steps: &AsianBasketSteps, m: &PairMoments, wall: f64) -> PriceReport {
+/// Smallest `1 - correlation^2` of payoff and control for which the control-variate estimate is
+/// reported: at 1 the payoff equalled the control on every sampled path, and the estimate would
+/// be the control's closed form with a standard error of zero, a statement about the sample
+/// rather than the option.
+const CV_MIN_RESIDUAL: f64 = 1e-12;
+
+fn report(exec: &dyn Executor, job: &PricingJob, kernel: &KernelJob, m: &PairMoments, wall: f64) -> PriceReport {
     let e = Estimates::from_moments(m);
     let n = m.n as f64;
-    let unit = job.option.scale() * job.option.discount();
+    let unit = kernel.unit * job.option.discount();
     let price = unit * e.mean;
     let std_error = unit * e.std_dev / n.sqrt();
-    let expected = unfloored_expectation(steps);
+    let rounding_bound = unit * ROUNDING_BOUND;
+    let expected = kernel.expected.mean - kernel.expected.last;
     let control_se = unit * e.control_std_dev / n.sqrt();
-    let check = ControlCheck {
-        monte_carlo: unit * e.control_mean,
-        closed_form: unit * expected,
-        std_error: control_se,
-        z_score: if control_se > 0.0 { unit * (e.control_mean - expected) / control_se } else { 0.0 },
+    let check = ControlCheck::new(unit * e.control_mean, unit * expected, control_se, rounding_bound, job);
+    let precision_note = if price + Z_95 * std_error < rounding_bound {
+        Some(format!(
+            "the price is within single precision's rounding bound ({rounding_bound:.3e}) of zero: the model moves \
+             prices by too little over the maturity for f32 paths to resolve it; read it as 0 ± {rounding_bound:.3e}, \
+             or raise --vol-a/--vol-b or --maturity"
+        ))
+    } else if rounding_bound > std_error {
+        Some(format!(
+            "single-precision rounding (at most {rounding_bound:.3e}) exceeds the standard error: more paths will \
+             not make this price more accurate"
+        ))
+    } else {
+        None
     };
     // Control variate: payoff - beta (control - E[control]), beta = cov / var(control).
-    let (price_cv, se_cv) = if e.control_std_dev > 0.0 {
+    let residual = 1.0 - e.correlation * e.correlation;
+    let cv = if check.status == CheckStatus::Failed {
+        Err("not reported: the closed-form check failed, so the control's sample mean is no valid correction"
+            .to_string())
+    } else if check.status == CheckStatus::NoInformation {
+        Err("not reported: the control is the same on every path, so it corrects nothing".to_string())
+    } else if !(e.std_dev > 0.0) {
+        Err("not reported: the payoff is the same on every path, so there is no variance to reduce".to_string())
+    } else if !(e.control_std_dev > 0.0) || !(residual > CV_MIN_RESIDUAL) {
+        Err("not reported: the payoff equals the control on every sampled path (correlation 1), so the \
+             estimate would be degenerate"
+            .to_string())
+    } else {
         let beta = e.correlation * e.std_dev / e.control_std_dev;
         let adj = e.mean - beta * (e.control_mean - expected);
-        let var = (e.std_dev * e.std_dev * (1.0 - e.correlation * e.correlation)).max(0.0);
-        (unit * adj, unit * (var / n).sqrt())
-    } else {
-        (price, std_error)
+        let var = e.std_dev * e.std_dev * residual;
+        Ok((unit * adj, unit * (var / n).sqrt()))
     };
     let steps_total = job.paths as f64 * job.steps as f64;
     PriceReport {
@@ -331,8 +561,11 @@ fn report(exec: &dyn Executor, job: &PricingJob, steps: &AsianBasketSteps, m: &P
         paths_per_second: job.paths as f64 / wall,
         msteps_per_second: steps_total / wall / 1e6,
         check,
-        price_control_variate: price_cv,
-        std_error_control_variate: se_cv,
+        price_control_variate: cv.as_ref().ok().map(|c| c.0),
+        std_error_control_variate: cv.as_ref().ok().map(|c| c.1),
+        control_variate_note: cv.err(),
+        rounding_bound,
+        precision_note,
         option: job.option,
     }
 }
@@ -358,6 +591,55 @@ mod tests {
         assert!(job.validate().unwrap_err().to_string().contains("paths"));
     }
 
+    fn job_with_steps(steps: u32) -> PricingJob {
+        PricingJob { option: AsianBasket::default(), steps, paths: 1000, seed: 1, mode: Mode::Exact }
+    }
+
+    #[test]
+    fn the_check_never_reads_an_unexplained_difference_as_z_0() {
+        let j = job_with_steps(16);
+        // Zero standard error and a difference beyond rounding: failed, no z.
+        let c = ControlCheck::new(1.0, 1.5, 0.0, 1e-9, &j);
+        assert_eq!((c.status, c.z_score), (CheckStatus::Failed, None));
+        assert!(c.note.unwrap().contains("zero standard error"));
+        // Zero standard error, equal within rounding: nothing to conclude, no z.
+        let c = ControlCheck::new(1.0, 1.0 + 1e-10, 0.0, 1e-9, &j);
+        assert_eq!((c.status, c.z_score), (CheckStatus::NoInformation, None));
+        // One date: no information whatever the numbers.
+        let c = ControlCheck::new(0.0, 0.0, 0.0, 1e-9, &job_with_steps(1));
+        assert_eq!(c.status, CheckStatus::NoInformation);
+        assert!(c.note.unwrap().contains("one date"));
+        // Ordinary outcomes.
+        let c = ControlCheck::new(1.0, 1.01, 0.01, 1e-9, &j);
+        assert_eq!((c.status, c.z_score, c.note), (CheckStatus::Passed, Some(-1.0000000000000009), None));
+        let c = ControlCheck::new(1.0, 1.06, 0.01, 1e-9, &j);
+        assert_eq!(c.status, CheckStatus::Failed);
+        assert!(c.note.unwrap().contains("--paths"));
+        // Beyond 5 standard errors but within 5 plus the rounding bound: passed, and said so.
+        let c = ControlCheck::new(1.0, 1.0 + 7e-9, 1e-9, 3e-9, &j);
+        assert_eq!(c.status, CheckStatus::Passed);
+        assert!(c.note.unwrap().contains("rounding bound"));
+    }
+
+    #[test]
+    fn sampleability_follows_the_tail_that_carries_the_mean() {
+        let job = |vol: f64, maturity: f64, paths: u64| PricingJob {
+            option: AsianBasket { vol_a: vol, vol_b: 0.1, maturity, ..Default::default() },
+            steps: 4,
+            paths,
+            seed: 1,
+            mode: Mode::Exact,
+        };
+        // V <= 1: any number of paths.
+        assert!(job(1.0, 1.0, 2).check_sampleable().is_ok());
+        // V = 16 needs 30 / Φ(-4) = 947,232 paths.
+        assert!(job(4.0, 1.0, 1 << 20).check_sampleable().is_ok());
+        let e = job(4.0, 1.0, 900_000).check_sampleable().unwrap_err().to_string();
+        assert!(e.contains("raise --paths to at least 947232") && e.contains("--vol-a"), "{e}");
+        // The limit it states is where the rule switches.
+        assert!((normal_quantile_upper(0.025) - 1.959_963_984_540_054).abs() < 1e-12);
+    }
+
     #[test]
     fn margrabe_limits() {
         // Independent, equal, zero-variance assets: E[max] = max of the values.
@@ -370,7 +652,7 @@ mod tests {
 
     #[test]
     fn one_step_has_zero_payoff_and_zero_control() {
-        let p = AsianBasket::default().kernel_steps(1);
+        let p = AsianBasket::default().kernel_job(1).steps;
         assert_eq!(unfloored_expectation(&p), 0.0);
     }
 }

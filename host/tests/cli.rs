@@ -192,3 +192,78 @@ fn gpu_backend_without_a_gpu_is_a_clear_error() {
     assert!(o.status.success());
     assert!(stdout(&o).contains("\"backend\": \"cpu\""));
 }
+
+#[test]
+fn a_failed_check_prints_the_report_and_exits_3() {
+    // Asset b at a tenth of asset a: only rare paths matter and 16 paths miss them.
+    let args = [
+        "price",
+        "--backend",
+        "cpu",
+        "--spot-b",
+        "10",
+        "--vol-a",
+        "0.000001",
+        "--vol-b",
+        "1",
+        "--corr",
+        "0",
+        "--rate",
+        "0",
+        "--paths",
+        "16",
+        "--steps",
+        "16",
+        "--seed",
+        "1",
+    ];
+    let o = warpmc(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(out.contains("FAILED") && out.contains("price"), "{out}");
+    assert!(out.contains("with control variate  not reported"), "{out}");
+    assert!(err.contains("not trustworthy") && err.contains("--paths"), "{err}");
+    // JSON too: the report, then the same exit status.
+    let o = warpmc(&[&args[..], &["--json"]].concat());
+    assert_eq!(o.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    assert_eq!(v["check"]["status"], "failed");
+    assert!(v["price_control_variate"].is_null());
+}
+
+#[test]
+fn unsampleable_parameters_are_refused_before_the_run() {
+    let o = warpmc(&["price", "--backend", "cpu", "--vol-a", "5", "--vol-b", "5", "--maturity", "100"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("--vol-a") && e.contains("--maturity") && !e.contains("panicked"), "{e}");
+    assert!(stdout(&o).is_empty(), "no price is printed: {}", stdout(&o));
+}
+
+#[test]
+fn one_date_says_the_check_has_no_information() {
+    let o = warpmc(&["price", "--backend", "cpu", "--steps", "1", "--paths", "1000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("no information") && out.contains("one date"), "{out}");
+    assert!(!out.contains("z = +0.00"), "{out}");
+}
+
+#[test]
+fn file_errors_name_the_file_and_the_operation() {
+    let o = warpmc(&["generate", "--backend", "cpu", "--count", "3", "--output", "/nonexistent/dir/x"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("cannot create the output file /nonexistent/dir/x"), "{e}");
+    let o = warpmc(&["bench", "--quick", "--only", "cpu", "--json-out", "/nonexistent/dir/b.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot write /nonexistent/dir/b.json"), "{}", stderr(&o));
+}
+
+#[test]
+fn one_cpu_thread_is_one_thread() {
+    let o = warpmc(&["price", "--backend", "cpu", "--threads", "1", "--paths", "100", "--steps", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["device"], "CPU, 1 thread");
+}

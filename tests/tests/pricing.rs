@@ -2,7 +2,9 @@
 //! clear errors.
 
 use warpmc::Error;
-use warpmc::pricing::{AsianBasket, Mode, PricingJob, price_asian_basket, unfloored_expectation};
+use warpmc::pricing::{
+    AsianBasket, CHECK_Z_MAX, CheckStatus, Mode, PricingJob, price_asian_basket, unfloored_expectation,
+};
 use warpmc_kernels::Exact;
 use warpmc_kernels::asian::{path, simulate_path};
 use warpmc_kernels::normal::{BoxMuller, box_muller};
@@ -17,7 +19,7 @@ fn job(option: AsianBasket, paths: u64, steps: u32, seed: u64, mode: Mode) -> Pr
 #[test]
 fn thread_count_does_not_change_the_price() {
     let j = job(AsianBasket::default(), 20_011, 64, 5, Mode::Exact);
-    let p = j.option.kernel_steps(j.steps);
+    let p = j.option.kernel_job(j.steps).steps;
     let one = cpu(1).asian_basket(&p, j.seed, 0..j.paths, Mode::Exact).unwrap();
     for threads in [2, 7] {
         let m = cpu(threads).asian_basket(&p, j.seed, 0..j.paths, Mode::Exact).unwrap();
@@ -32,7 +34,7 @@ fn thread_count_does_not_change_the_price() {
 #[test]
 fn fast_mode_is_also_independent_of_thread_count_on_the_cpu() {
     let j = job(AsianBasket::default(), 5_003, 32, 6, Mode::Fast);
-    let p = j.option.kernel_steps(j.steps);
+    let p = j.option.kernel_job(j.steps).steps;
     let a = cpu(1).asian_basket(&p, j.seed, 0..j.paths, Mode::Fast).unwrap();
     let b = cpu(7).asian_basket(&p, j.seed, 0..j.paths, Mode::Fast).unwrap();
     assert_eq!(a, b);
@@ -40,7 +42,7 @@ fn fast_mode_is_also_independent_of_thread_count_on_the_cpu() {
 
 #[test]
 fn splitting_the_path_range_does_not_change_the_sums() {
-    let p = AsianBasket::default().kernel_steps(16);
+    let p = AsianBasket::default().kernel_job(16).steps;
     let exec = cpu(2);
     let whole = exec.asian_basket(&p, 9, 0..10_000, Mode::Exact).unwrap();
     let mut parts = exec.asian_basket(&p, 9, 0..3_333, Mode::Exact).unwrap();
@@ -49,11 +51,13 @@ fn splitting_the_path_range_does_not_change_the_sums() {
 }
 
 /// Value stability: the exact-mode price of a small job, pinned. A change here changes every
-/// price warpmc reports for the same inputs (call it out as value-breaking).
+/// price warpmc reports for the same inputs (call it out as value-breaking). Last changed by the
+/// log-price path and the kernels' unit `max_i E[s_i]` (issue 5): 0x4008_5919_9742_9ea7 before, a
+/// relative change of 2e-9.
 #[test]
 fn exact_price_value_stability() {
     let r = price_asian_basket(&*cpu(2), &job(AsianBasket::default(), 4096, 16, 1, Mode::Exact)).unwrap();
-    assert_eq!(r.price.to_bits(), 0x4008_5919_9742_9ea7, "price {} ({:#x})", r.price, r.price.to_bits());
+    assert_eq!(r.price.to_bits(), 0x4008_5919_8fc7_b0da, "price {} ({:#x})", r.price, r.price.to_bits());
 }
 
 /// An independent `f64` re-implementation of one path from the chapter's equations, fed the
@@ -63,7 +67,8 @@ fn path_matches_an_f64_reimplementation() {
     let o =
         AsianBasket { spot_a: 90.0, spot_b: 110.0, vol_a: 0.35, vol_b: 0.15, corr: -0.4, rate: 0.03, maturity: 2.0 };
     let n = 50u32;
-    let p = o.kernel_steps(n);
+    let kernel = o.kernel_job(n);
+    let (p, scale) = (kernel.steps, kernel.unit);
     let dt = o.maturity / n as f64;
     for k in 0..200u64 {
         let (payoff, unfloored) = simulate_path::<Exact>(&p, 77, k);
@@ -80,9 +85,9 @@ fn path_matches_an_f64_reimplementation() {
             sum += s;
         }
         let x = sum / n as f64 - s;
-        let scale = o.spot_b; // the larger spot
-        assert!((unfloored * scale - x).abs() < 2e-4 * s, "path {k}: kernel {} vs f64 {x}", unfloored * scale);
-        assert!((payoff * scale - x.max(0.0)).abs() < 2e-4 * s, "path {k}");
+        // A few f32 ulps of the price level: the log-price path does not accumulate rounding.
+        assert!((unfloored * scale - x).abs() < 1e-6 * s, "path {k}: kernel {} vs f64 {x}", unfloored * scale);
+        assert!((payoff * scale - x.max(0.0)).abs() < 1e-6 * s, "path {k}");
     }
     // The path function over a generic source is what `simulate_path` runs.
     let mut src = BoxMuller::<_, Exact>::new(hybrid_taus_stream(77, 3));
@@ -104,12 +109,14 @@ fn monte_carlo_agrees_with_the_closed_form() {
     for (i, o) in cases.into_iter().enumerate() {
         for mode in [Mode::Exact, Mode::Fast] {
             let r = price_asian_basket(&*exec, &job(o, 1 << 15, 32, 100 + i as u64, mode)).unwrap();
-            eprintln!("case {i} {mode:?}: price {} ± {}, check z {:.2}", r.price, r.std_error, r.check.z_score);
-            assert!(r.check.z_score.abs() < 4.5, "case {i} {mode:?}: {:?}", r.check);
+            eprintln!("case {i} {mode:?}: price {} ± {}, check z {:?}", r.price, r.std_error, r.check.z_score);
+            assert!(r.check.z_score.is_some_and(|z| z.abs() < 4.5), "case {i} {mode:?}: {:?}", r.check);
+            assert_eq!(r.check.status, CheckStatus::Passed);
             assert!(r.price.is_finite() && r.price >= 0.0);
             // The control-variate price estimates the same quantity.
-            let gap = (r.price_control_variate - r.price).abs();
-            assert!(gap < 5.0 * r.std_error + 1e-12, "case {i}: {} vs {}", r.price_control_variate, r.price);
+            let cv = r.price_control_variate.expect("a control-variate price");
+            let gap = (cv - r.price).abs();
+            assert!(gap < 5.0 * r.std_error + 1e-12, "case {i}: {cv} vs {}", r.price);
         }
     }
 }
@@ -117,21 +124,200 @@ fn monte_carlo_agrees_with_the_closed_form() {
 #[test]
 fn closed_form_limits() {
     // One date: the average is the final value.
-    assert_eq!(unfloored_expectation(&AsianBasket::default().kernel_steps(1)), 0.0);
+    assert_eq!(unfloored_expectation(&AsianBasket::default().kernel_job(1).steps), 0.0);
     // Perfectly correlated identical assets: max(a, b) is the larger one, a plain GBM, so
-    // E[mean - final] = (1/n) Σ e^{r t_i} - e^{r T} in units of the larger spot.
+    // E[mean - final] = (1/n) Σ e^{r t_i} - e^{r T} in units of the larger spot, and the
+    // kernels' unit is the largest of these expectations, the last one (the rate is positive).
     let o = AsianBasket { vol_a: 0.25, vol_b: 0.25, corr: 1.0, spot_b: 90.0, ..Default::default() };
     let n = 12;
-    let p = o.kernel_steps(n);
+    let kernel = o.kernel_job(n);
+    let p = kernel.steps;
     let growth = (p.mu_a as f64 + 0.5 * (p.sig_aa as f64).powi(2)).exp();
-    let want = (1..=n).map(|i| growth.powi(i as i32)).sum::<f64>() / n as f64 - growth.powi(n as i32);
-    assert!((unfloored_expectation(&p) - want).abs() < 1e-12);
+    let last = growth.powi(n as i32);
+    let want = (1..=n).map(|i| growth.powi(i as i32)).sum::<f64>() / n as f64 - last;
+    assert!((kernel.unit - o.spot_a * last).abs() < 1e-12 * kernel.unit, "{}", kernel.unit);
+    assert!((unfloored_expectation(&p) - want / last).abs() < 1e-12);
+    assert_eq!(kernel.expected.max, 1.0);
+    assert!((kernel.expected.mean - kernel.expected.last - want / last).abs() < 1e-12);
 }
 
 #[test]
-fn one_step_prices_to_zero() {
+fn one_step_prices_to_zero_and_says_the_check_has_no_information() {
     let r = price_asian_basket(&*cpu(2), &job(AsianBasket::default(), 1000, 1, 3, Mode::Exact)).unwrap();
     assert_eq!((r.price, r.std_error), (0.0, 0.0));
+    assert_eq!(r.check.status, CheckStatus::NoInformation);
+    assert_eq!(r.check.z_score, None);
+    assert!(r.check.note.as_deref().unwrap().contains("one date"));
+    assert_eq!(r.price_control_variate, None);
+}
+
+/// The issue's examples: vol 5 over 100 years printed `price 0.000000 ± 0.000000` and a check
+/// off by 149.5 as `z = +0.00`; vol 3 over 10 years a control-variate price of -39.8 ± 0. Such
+/// prices are too heavy-tailed for any feasible sample: refused before the run, naming the
+/// parameters to change.
+#[test]
+fn unsampleable_parameters_are_refused_naming_what_to_change() {
+    for (vol, maturity, paths) in [(5.0, 100.0, 1u64 << 20), (3.0, 10.0, 1 << 20), (1.5, 6.0, 100)] {
+        let o = AsianBasket { vol_a: vol, vol_b: vol, maturity, ..Default::default() };
+        match price_asian_basket(&*cpu(2), &job(o, paths, 256, 1, Mode::Exact)) {
+            Err(Error::Unsampleable(msg)) => {
+                eprintln!("vol {vol}, {maturity} y, {paths} paths: {msg}");
+                assert!(msg.contains("--vol-a") && msg.contains("--maturity"), "{msg}");
+                // Only the last case can be rescued by more paths, and the message says how many.
+                assert_eq!(msg.contains("raise --paths to at least"), paths == 100, "{msg}");
+            }
+            other => panic!("vol {vol}, {maturity} y: expected a refusal, got {other:?}"),
+        }
+    }
+    // The same volatility and maturity as the last case with enough paths: priced, and checked.
+    let o = AsianBasket { vol_a: 1.5, vol_b: 1.5, maturity: 6.0, ..Default::default() };
+    let r = price_asian_basket(&*cpu(2), &job(o, 1 << 18, 64, 1, Mode::Exact)).unwrap();
+    assert_eq!(r.check.status, CheckStatus::Passed, "{:?}", r.check);
+}
+
+/// A skewed payoff on too small a sample: asset b starts at a tenth of asset a and only rare
+/// paths (where b overtakes a) matter; 16 paths miss them. The check fails with a note that says
+/// to rerun with more paths, there is no control-variate price, and the price stays finite.
+#[test]
+fn a_failed_check_is_reported_as_failed() {
+    let o = AsianBasket { spot_b: 10.0, vol_a: 1e-6, vol_b: 1.0, corr: 0.0, rate: 0.0, ..Default::default() };
+    let r = price_asian_basket(&*cpu(2), &job(o, 16, 16, 1, Mode::Exact)).unwrap();
+    eprintln!("{:?}", r.check);
+    assert_eq!(r.check.status, CheckStatus::Failed);
+    assert!(r.check.z_score.is_some_and(|z| z.abs() > CHECK_Z_MAX));
+    assert!(r.check.note.as_deref().unwrap().contains("--paths"));
+    assert_eq!((r.price_control_variate, r.std_error_control_variate), (None, None));
+    assert!(r.control_variate_note.as_deref().unwrap().contains("check failed"));
+    assert!(r.price.is_finite() && r.price >= 0.0);
+    // With enough paths the same model passes.
+    let r = price_asian_basket(&*cpu(2), &job(o, 1 << 16, 16, 1, Mode::Exact)).unwrap();
+    assert_eq!(r.check.status, CheckStatus::Passed, "{:?}", r.check);
+}
+
+/// Random parameters over the whole documented ranges, a few hundred paths each: every reported
+/// number is finite, prices are non-negative, and the check either passes within 5 standard
+/// errors or says it failed; a z-score of 0 never stands for a difference its error cannot
+/// explain; a control-variate price only comes with a passed check. Extreme parameters may
+/// instead be refused with an error naming the parameters to change.
+#[test]
+fn property_every_report_is_honest_over_the_documented_ranges() {
+    let mut rng = SplitMix(0x5eed_0fa5_1a2b);
+    let exec = cpu(2);
+    let (mut passed, mut failed, mut no_info, mut refused) = (0, 0, 0, 0);
+    // More cases on request (`WARPMC_PROPERTY_CASES=5000`): CI runs 300.
+    let cases: u32 = std::env::var("WARPMC_PROPERTY_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    for case in 0..cases {
+        // Log-uniform magnitudes over (0, max], with the boundaries themselves now and then.
+        let log_uniform = |rng: &mut SplitMix, lo: f64, hi: f64| match rng.below(16) {
+            0 => hi,
+            1 => lo,
+            _ => (lo.ln() + rng.unit() * (hi.ln() - lo.ln())).exp(),
+        };
+        let o = AsianBasket {
+            spot_a: log_uniform(&mut rng, 1e-12, 1e12),
+            spot_b: log_uniform(&mut rng, 1e-12, 1e12),
+            vol_a: log_uniform(&mut rng, 1e-6, 5.0),
+            vol_b: log_uniform(&mut rng, 1e-6, 5.0),
+            corr: [-1.0, 1.0, 0.0].get(rng.below(8) as usize).copied().unwrap_or(2.0 * rng.unit() - 1.0),
+            rate: [-1.0, 1.0, 0.0].get(rng.below(8) as usize).copied().unwrap_or(2.0 * rng.unit() - 1.0),
+            maturity: log_uniform(&mut rng, 1e-6, 100.0),
+        };
+        // Up to 2^14 steps for most cases, a few up to the documented 10^6.
+        let steps = if case % 50 == 0 {
+            log_uniform(&mut rng, 1e5, 1e6) as u32
+        } else {
+            log_uniform(&mut rng, 1.0, 16384.0).round() as u32
+        };
+        let paths = if steps > 100_000 { 64 } else { 256 };
+        let mode = if case % 2 == 0 { Mode::Exact } else { Mode::Fast };
+        let j = job(o, paths, steps, case as u64, mode);
+        let r = match price_asian_basket(&*exec, &j) {
+            Ok(r) => r,
+            Err(Error::OutOfRange(msg) | Error::Unsampleable(msg)) => {
+                assert!(msg.contains("--vol-a") && msg.contains("--maturity"), "{msg}");
+                refused += 1;
+                continue;
+            }
+            Err(e) => panic!("case {case} {j:?}: unexpected error {e}"),
+        };
+        let ctx = || {
+            format!(
+                "case {case}: {j:?}
+{r:?}"
+            )
+        };
+        let numbers = [r.price, r.std_error, r.ci95[0], r.ci95[1], r.check.monte_carlo, r.check.closed_form];
+        assert!(numbers.iter().all(|v| v.is_finite()), "{}", ctx());
+        assert!(r.check.std_error.is_finite() && r.check.std_error >= 0.0, "{}", ctx());
+        assert!(r.price >= 0.0 && r.std_error >= 0.0, "{}", ctx());
+        assert!(r.paths_per_second.is_finite() && r.msteps_per_second.is_finite(), "{}", ctx());
+        assert!(r.rounding_bound.is_finite() && r.rounding_bound > 0.0, "{}", ctx());
+        match r.check.status {
+            CheckStatus::Passed => {
+                let z = r.check.z_score.expect("a passed check has a z-score");
+                let diff = (r.check.monte_carlo - r.check.closed_form).abs();
+                assert!(z.is_finite(), "{}", ctx());
+                // Within 5 standard errors, or within 5 plus the stated rounding bound (and saying so).
+                assert!(diff <= CHECK_Z_MAX * r.check.std_error + r.rounding_bound, "{}", ctx());
+                assert!(z.abs() <= CHECK_Z_MAX || r.check.note.is_some(), "{}", ctx());
+                passed += 1;
+            }
+            CheckStatus::Failed => {
+                assert!(r.check.z_score.is_none_or(|z| z.is_finite() && z.abs() > CHECK_Z_MAX), "{}", ctx());
+                assert!(r.check.note.is_some(), "{}", ctx());
+                // Unsampleable parameters were refused above; a small sample of a skewed payoff can
+                // still miss rare paths that carry part of the expectation: allowed, but rarely,
+                // and the note says to rerun with more paths.
+                assert!(r.check.note.as_deref().unwrap().contains("--paths"), "{}", ctx());
+                failed += 1;
+            }
+            CheckStatus::NoInformation => {
+                assert_eq!(r.check.z_score, None, "{}", ctx());
+                assert!((r.check.monte_carlo - r.check.closed_form).abs() <= r.rounding_bound, "{}", ctx());
+                no_info += 1;
+            }
+        }
+        if r.check.z_score.is_none() {
+            assert_eq!(r.check.std_error, 0.0, "{}", ctx());
+        }
+        match (r.price_control_variate, r.std_error_control_variate) {
+            (Some(p), Some(se)) => {
+                assert_eq!(r.check.status, CheckStatus::Passed, "{}", ctx());
+                assert!(p.is_finite() && se.is_finite() && se > 0.0, "{}", ctx());
+            }
+            (None, None) => assert!(r.control_variate_note.is_some(), "{}", ctx()),
+            _ => panic!("a control-variate price without its error, or the reverse: {}", ctx()),
+        }
+    }
+    eprintln!(
+        "{cases} cases: {passed} passed, {failed} failed checks, {no_info} without information, {refused} refused"
+    );
+    // A wrong simulation fails checks everywhere; unsampled rare paths fail a few skewed cases.
+    assert!(failed * 50 <= cases, "{failed} failed checks at sampleable parameters");
+    // The ranges must exercise the outcomes, or the test says little.
+    assert!(passed * 2 > cases && no_info > 0 && refused > 0, "{passed} {failed} {no_info} {refused}");
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014), for test parameters only.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * 2f64.powi(-53)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
 }
 
 #[test]
@@ -160,17 +346,30 @@ fn invalid_input_is_an_error_naming_the_field() {
     }
 }
 
-/// Extreme but valid parameters must give a finite price or a clear error, never NaN.
+/// Extreme but valid parameters must give a finite, checked price or a clear error, never NaN:
+/// prices that grow or shrink by e^100 over the maturity (the kernels' unit follows them), and
+/// the largest volatility that 2000 paths can sample.
 #[test]
 fn extreme_parameters_never_give_nan() {
     let exec = cpu(2);
-    let wild = AsianBasket { vol_a: 5.0, vol_b: 5.0, maturity: 100.0, rate: 1.0, ..Default::default() };
-    for steps in [1u32, 2, 64] {
-        for mode in [Mode::Exact, Mode::Fast] {
-            match price_asian_basket(&*exec, &job(wild, 2000, steps, 1, mode)) {
-                Ok(r) => assert!(r.price.is_finite() && r.std_error.is_finite(), "{steps} steps: {r:?}"),
-                Err(Error::OutOfRange(msg)) => assert!(msg.contains("--vol-a"), "{msg}"),
-                Err(e) => panic!("unexpected error {e}"),
+    let base = AsianBasket::default();
+    let cases = [
+        AsianBasket { rate: 1.0, maturity: 100.0, vol_a: 0.1, vol_b: 0.05, ..base },
+        AsianBasket { rate: -1.0, maturity: 100.0, vol_a: 0.1, vol_b: 0.05, ..base },
+        AsianBasket { rate: -1.0, maturity: 100.0, vol_a: 0.1, vol_b: 0.05, spot_a: 1e12, spot_b: 1e-12, ..base },
+        AsianBasket { vol_a: 2.0, vol_b: 0.01, ..base },
+    ];
+    for o in cases {
+        for steps in [1u32, 2, 64] {
+            for mode in [Mode::Exact, Mode::Fast] {
+                match price_asian_basket(&*exec, &job(o, 2000, steps, 1, mode)) {
+                    Ok(r) => {
+                        assert!(r.price.is_finite() && r.std_error.is_finite() && r.price >= 0.0, "{r:?}");
+                        assert_ne!(r.check.status, CheckStatus::Failed, "{steps} steps: {r:?}");
+                    }
+                    Err(Error::OutOfRange(msg) | Error::Unsampleable(msg)) => panic!("{o:?}: refused: {msg}"),
+                    Err(e) => panic!("unexpected error {e}"),
+                }
             }
         }
     }
