@@ -77,7 +77,10 @@ impl Executor for CpuExecutor {
     }
 
     fn description(&self) -> String {
-        format!("CPU, {} threads", self.threads())
+        match self.threads() {
+            1 => "CPU, 1 thread".to_string(),
+            n => format!("CPU, {n} threads"),
+        }
     }
 
     fn batch_paths(&self, steps: u32) -> u64 {
