@@ -4,8 +4,10 @@
 #
 # Usage: bash run.sh [OUT_DIR]        OUT_DIR defaults to $OUT, else ./device-out
 #
-# Writes 7 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
-# bench.log. Exit status: 0 when every test passed and the price and bench runs succeeded, else 1.
+# Writes 8 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
+# bench.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
+# in any kernel, and the price and bench runs succeeded, else 1. A compute-sanitizer that is
+# missing or refuses the device is reported as NOT RUN in the summary (and does not pass silently).
 # Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
 set -u
 
@@ -156,12 +158,63 @@ else
     tail -n 10 "$OUT_DIR/bench.log" | sed 's/^/  /' >>"$SUMMARY"
 fi
 
+# --- compute-sanitizer: every kernel once, memcheck and racecheck ---------------------------------
+# The CLI runs each kernel: price (asian_basket_exact, asian_basket_fast), generate
+# (hybrid_taus_init, fill_u32, fill_uniform, fill_normal_exact, fill_normal_fast) and the quick GPU
+# benchmark (asian_basket_constant_fast, and everything above again at other sizes).
+SAN_LOG="$OUT_DIR/sanitizer.log"
+: >"$SAN_LOG"
+SAN_FAILED=0
+SAN_STATE="ok"
+heading "compute-sanitizer (log: sanitizer.log)"
+SAN="$(command -v compute-sanitizer 2>/dev/null || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)"
+summary ""
+if [ -z "$SAN" ]; then
+    SAN_STATE="NOT RUN (compute-sanitizer not found)"
+    summary "compute-sanitizer: $SAN_STATE"
+else
+    summary "compute-sanitizer ($SAN): every kernel once per tool"
+    SAN_JOBS=(
+        "price --backend gpu --paths 20000 --steps 16 --mode exact"
+        "price --backend gpu --paths 20000 --steps 16 --mode fast"
+        "generate --backend gpu --count 100003 --streams 77 --distribution u32 --format binary --output /dev/null"
+        "generate --backend gpu --count 100003 --streams 77 --distribution uniform --format binary --output /dev/null"
+        "generate --backend gpu --count 100003 --streams 77 --distribution normal --mode exact --format binary --output /dev/null"
+        "generate --backend gpu --count 100003 --streams 77 --distribution normal --mode fast --format binary --output /dev/null"
+        "bench --quick --only gpu"
+    )
+    for tool in memcheck racecheck; do
+        for job in "${SAN_JOBS[@]}"; do
+            # shellcheck disable=SC2086
+            "$SAN" --tool "$tool" --error-exitcode 97 ./warpmc $job >"$TMP" 2>&1
+            rc=$?
+            { echo "===== $tool: warpmc $job (exit $rc)"; cat "$TMP"; echo; } >>"$SAN_LOG"
+            if grep -qE "Device not supported|not supported on this|Unable to find injection" "$TMP"; then
+                SAN_STATE="NOT RUN (compute-sanitizer refused the device: $(grep -m1 -E 'not supported|injection' "$TMP"))"
+                break 2
+            fi
+            verdict="$(grep -E '^========= (ERROR SUMMARY|RACECHECK SUMMARY)' "$TMP" | tail -n 1)"
+            line="$(printf '  %-9s %-100s exit %3d  %s' "$tool" "$job" "$rc" "${verdict#========= }")"
+            echo "$line"
+            summary "$line"
+            if [ "$rc" -ne 0 ]; then
+                SAN_FAILED=1
+                tail -n 15 "$TMP" | sed 's/^/      /' >>"$SUMMARY"
+            fi
+        done
+    done
+    if [ "$SAN_STATE" != "ok" ]; then
+        summary "  $SAN_STATE"
+    fi
+fi
+
 # --- Summary --------------------------------------------------------------------------------
 STATUS=0
+if [ "$SAN_FAILED" -ne 0 ]; then STATUS=1; fi
 if [ "$TOTAL_FAILED" -ne 0 ]; then STATUS=1; fi
 if [ "$CLI_FAILED" -ne 0 ]; then STATUS=1; fi
 summary ""
-summary "result: $([ "$STATUS" -eq 0 ] && echo PASS || echo FAIL) ($TOTAL_FAILED test failures; price/bench $([ "$CLI_FAILED" -eq 0 ] && echo ok || echo FAILED))"
+summary "result: $([ "$STATUS" -eq 0 ] && echo PASS || echo FAIL) ($TOTAL_FAILED test failures; price/bench $([ "$CLI_FAILED" -eq 0 ] && echo ok || echo FAILED); compute-sanitizer $([ "$SAN_FAILED" -eq 0 ] && echo "$SAN_STATE" || echo "found errors"))"
 echo
 echo "===================================== summary ====================================="
 cat "$SUMMARY"
