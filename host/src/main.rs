@@ -262,6 +262,12 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
     Ok(())
 }
 
+/// A money amount with six decimals, or six significant digits in scientific notation where
+/// six decimals would hide it (a price of 3e-8 must not print as 0.000000).
+fn num(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e12).contains(&x.abs()) { format!("{x:.6}") } else { format!("{x:.5e}") }
+}
+
 fn print_report(r: &PriceReport) {
     let o = &r.option;
     println!("warpmc: Asian basket option (GPU Gems 3, Listing 37-8)");
@@ -274,19 +280,23 @@ fn print_report(r: &PriceReport) {
     println!("  steps        {}", r.steps);
     println!("  seed         {}", r.seed);
     println!("  mode         {}", r.mode.name());
-    println!("  price        {:.6}", r.price);
-    println!("  std error    {:.6}", r.std_error);
-    println!("  95% CI       [{:.6}, {:.6}]", r.ci95[0], r.ci95[1]);
+    println!("  price        {}", num(r.price));
+    println!("  std error    {}", num(r.std_error));
+    println!("  95% CI       [{}, {}]", num(r.ci95[0]), num(r.ci95[1]));
+    println!("  rounding     at most {:.3e} (single-precision paths)", r.rounding_bound);
+    if let Some(note) = &r.precision_note {
+        println!("               {note}");
+    }
     match (r.price_control_variate, r.std_error_control_variate) {
-        (Some(p), Some(se)) => println!("  with control variate  {p:.6} ± {se:.6} (std error)"),
+        (Some(p), Some(se)) => println!("  with control variate  {} ± {} (std error)", num(p), num(se)),
         _ => println!("  with control variate  {}", r.control_variate_note.as_deref().unwrap_or("not reported")),
     }
     let c = &r.check;
     let z = c.z_score.map_or_else(|| "no z: zero standard error".to_string(), |z| format!("z = {z:+.2}"));
     println!(
-        "  check        E[average - final], unfloored: MC {:.6} vs closed form {:.6} ({z}): {}",
-        c.monte_carlo,
-        c.closed_form,
+        "  check        E[average - final], unfloored: MC {} vs closed form {} ({z}): {}",
+        num(c.monte_carlo),
+        num(c.closed_form),
         match c.status {
             CheckStatus::Passed => "passed",
             CheckStatus::Failed => "FAILED",
