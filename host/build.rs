@@ -22,6 +22,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+// The pin's parser, shared with `cargo xtask setup`.
+#[path = "../xtask/src/ptx_pin.rs"]
+mod ptx_pin;
+
 const PTX_TARGET: &str = "nvptx64-nvidia-cuda";
 const GPU_ARCH: &str = "sm_90";
 
@@ -46,6 +50,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-changed={}", root.join("Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", root.join("xtask/src/ptx_pin.rs").display());
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     let target_root = cargo_target_root(&out_dir);
@@ -128,24 +133,7 @@ fn ptx_toolchain(root: &Path) -> String {
     let path = root.join("Cargo.toml");
     let text =
         fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display()), None));
-    let doc: toml::Table =
-        text.parse().unwrap_or_else(|e| fail(&format!("cannot parse {}: {e}", path.display()), None));
-    let pin = doc
-        .get("workspace")
-        .and_then(|w| w.get("metadata"))
-        .and_then(|m| m.get("warpmc"))
-        .and_then(|m| m.get("ptx-toolchain"))
-        .and_then(|v| v.as_str());
-    match pin {
-        Some(p) if p.starts_with("nightly-") => p.to_string(),
-        _ => fail(
-            &format!(
-                "{} has no `ptx-toolchain = \"nightly-YYYY-MM-DD\"` under [workspace.metadata.warpmc]",
-                path.display()
-            ),
-            None,
-        ),
-    }
+    ptx_pin::parse_ptx_toolchain(&text).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display()), None))
 }
 
 /// The toolchain could not be used: say exactly what installs it.

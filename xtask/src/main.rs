@@ -39,6 +39,7 @@ mod bench;
 mod bundle;
 mod fresh;
 mod ptx;
+mod ptx_pin;
 mod setup;
 mod test;
 mod util;

@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
+use crate::ptx_pin::parse_ptx_toolchain;
 use crate::util::{capture, run, workspace_root};
 
 /// The `nvidia-cuda-nvcc` wheel that provides ptxas: CUDA 13.0, the test GPUs' driver.
@@ -43,28 +44,7 @@ fn rustup() -> Command {
 pub fn ptx_toolchain() -> Result<String> {
     let path = workspace_root().join("Cargo.toml");
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_ptx_toolchain(&text).with_context(|| format!("in {}", path.display()))
-}
-
-fn parse_ptx_toolchain(cargo_toml: &str) -> Result<String> {
-    let doc: toml::Table = cargo_toml.parse().context("not valid TOML")?;
-    let pin = doc
-        .get("workspace")
-        .and_then(|w| w.get("metadata"))
-        .and_then(|m| m.get("warpmc"))
-        .and_then(|m| m.get("ptx-toolchain"))
-        .and_then(|v| v.as_str());
-    match pin {
-        Some(p) if is_dated_nightly(p) => Ok(p.to_string()),
-        Some(p) => bail!("ptx-toolchain = {p:?} is not a dated nightly (nightly-YYYY-MM-DD)"),
-        None => bail!("no `ptx-toolchain` under [workspace.metadata.warpmc]"),
-    }
-}
-
-fn is_dated_nightly(name: &str) -> bool {
-    name.strip_prefix("nightly-").is_some_and(|d| {
-        d.len() == 10 && d.char_indices().all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() })
-    })
+    parse_ptx_toolchain(&text).map_err(|e| anyhow!("{e} (in {})", path.display()))
 }
 
 fn nightly(verbose: bool, toolchain: &str) -> Result<()> {
@@ -156,7 +136,8 @@ fn ensure_pip() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_toolchain, is_dated_nightly, parse_ptx_toolchain};
+    use super::has_toolchain;
+    use crate::ptx_pin::{is_dated_nightly, parse_ptx_toolchain};
 
     #[test]
     fn finds_exactly_the_pinned_toolchain() {
@@ -174,7 +155,7 @@ mod tests {
         let good = "[workspace]\nmembers = []\n[workspace.metadata.warpmc]\nptx-toolchain = \"nightly-2026-05-20\"\n";
         assert_eq!(parse_ptx_toolchain(good).unwrap(), "nightly-2026-05-20");
         let moving = good.replace("nightly-2026-05-20", "nightly");
-        assert!(parse_ptx_toolchain(&moving).unwrap_err().to_string().contains("dated nightly"));
+        assert!(parse_ptx_toolchain(&moving).unwrap_err().contains("dated nightly"));
         assert!(parse_ptx_toolchain("[workspace]\n").is_err());
         assert!(is_dated_nightly("nightly-2026-10-30") && !is_dated_nightly("nightly-2026-1-30"));
     }

@@ -131,7 +131,7 @@ mod tests {
         (0..n).map(|_| g.next_u32()).collect()
     }
 
-    /// Known answers from ../shared/ALGORITHMS.md ([R]: computed from the definition).
+    /// Known answers from docs/ALGORITHMS.md (computed from the definition).
     #[test]
     fn reference() {
         assert_eq!(first([12345; 4], 5), [1717149490, 1013719216, 2431227087, 838963927, 3550480589]);

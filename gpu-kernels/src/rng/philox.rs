@@ -39,7 +39,7 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 mod tests {
     use super::*;
 
-    /// Random123's kat_vectors for philox4x32 with 10 rounds ([P,V] in ../shared/ALGORITHMS.md).
+    /// Random123's kat_vectors for philox4x32 with 10 rounds (published; docs/ALGORITHMS.md).
     #[test]
     fn reference() {
         assert_eq!(philox4x32_10([0; 4], [0; 2]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
