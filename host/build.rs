@@ -36,8 +36,8 @@ const GPU_ARCH: &str = "sm_90";
 /// updates, which raises occupancy from 2 to 3 blocks of 256 threads per multiprocessor.
 /// Measured on an H200 (2026-11-21, BENCHMARKS.md): fast mode 325 -> 356 GSteps/s, exact
 /// mode and the constant-RNG baseline unchanged within noise; caps of 64 and 72 were no better.
-const MAX_REGISTERS: &[(&str, u32)] =
-    &[("asian_basket_fast", 80), ("asian_basket_exact", 80), ("asian_basket_constant_fast", 80)];
+/// Applies to every kernel whose name starts with the prefix (one per generator and mode).
+const MAX_REGISTERS: &[(&str, u32)] = &[("asian_basket_", 80)];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -100,10 +100,12 @@ fn main() {
         .arg("--target-dir")
         .arg(&ptx_target_dir)
         // rustc writes the PTX where we say: cargo's own output layout differs between
-        // nightlies (`deps/` until 2026-05, `build/<pkg>/<hash>/out/` by 2026-10). For this
-        // target rustc emits one assembly file whatever the number of codegen units.
+        // nightlies (`deps/` until 2026-05, `build/<pkg>/<hash>/out/` by 2026-10). With more
+        // than one codegen unit rustc writes one assembly file per unit and ignores the path
+        // (with a warning only), so there must be exactly one.
         .arg("--")
-        .arg(format!("--emit=asm={}", asm_path.display()));
+        .arg(format!("--emit=asm={}", asm_path.display()))
+        .arg("-Ccodegen-units=1");
     let output = cmd.output().unwrap_or_else(|e| {
         fail(&format!("could not run `cargo +{toolchain}`: {e} (is rustup's cargo on PATH?)"), Some(&toolchain))
     });
@@ -114,6 +116,12 @@ fn main() {
         fail_compile(&toolchain, &errors);
     }
 
+    // A stale file must never pass for this build's output (rustc ignores an emit path, with a
+    // warning only, when it writes several assembly files).
+    let written = fs::metadata(&asm_path).and_then(|m| m.modified()).ok();
+    if written.is_none_or(|w| Some(w) < newest_source(&kernels)) {
+        fail(&format!("rustc did not write {} from the current kernel sources", asm_path.display()), None);
+    }
     let ptx = fs::read_to_string(&asm_path)
         .unwrap_or_else(|e| fail(&format!("cannot read the PTX {}: {e}", asm_path.display()), None));
     check_ptx(&ptx, &asm_path);
@@ -196,6 +204,23 @@ fn check_toolchain(toolchain: &str) {
     }
 }
 
+/// The newest modification time of the kernel crate's sources and manifest.
+fn newest_source(kernels: &Path) -> Option<std::time::SystemTime> {
+    fn walk(dir: &Path, newest: &mut Option<std::time::SystemTime>) {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, newest);
+            } else if let Ok(t) = entry.metadata().and_then(|m| m.modified()) {
+                *newest = (*newest).max(Some(t));
+            }
+        }
+    }
+    let mut newest = fs::metadata(kernels.join("Cargo.toml")).and_then(|m| m.modified()).ok();
+    walk(&kernels.join("src"), &mut newest);
+    newest
+}
+
 /// `<target>` from `<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`: the first ancestor
 /// holding cargo's `CACHEDIR.TAG`.
 fn cargo_target_root(out_dir: &Path) -> PathBuf {
@@ -206,18 +231,36 @@ fn cargo_target_root(out_dir: &Path) -> PathBuf {
         .unwrap_or_else(|| out_dir.ancestors().nth(4).unwrap().to_path_buf())
 }
 
-/// Insert `.maxnreg N` after the parameter list of each entry in [`MAX_REGISTERS`].
-fn cap_registers(mut ptx: String) -> String {
-    for (kernel, regs) in MAX_REGISTERS {
-        let entry = format!(".entry {kernel}(");
-        let start = ptx.find(&entry).unwrap_or_else(|| fail(&format!("kernel {kernel} is not in the PTX"), None));
-        let close = ptx[start..]
-            .find(")\n{")
-            .unwrap_or_else(|| fail(&format!("cannot find the body of {kernel} in the PTX"), None))
-            + start;
-        ptx.insert_str(close + 1, &format!("\n.maxnreg {regs}"));
+/// Insert `.maxnreg N` after the parameter list of each entry named by [`MAX_REGISTERS`].
+fn cap_registers(ptx: String) -> String {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut capped = [0usize; MAX_REGISTERS.len()];
+    let mut rest = ptx.as_str();
+    while let Some(at) = rest.find(".entry ") {
+        let name_start = at + ".entry ".len();
+        let name_end = rest[name_start..].find('(').map(|i| name_start + i);
+        let body = rest[at..].find(")\n{").map(|i| at + i + 1);
+        let (Some(name_end), Some(body)) = (name_end, body) else {
+            fail("cannot find an entry's parameter list in the PTX", None)
+        };
+        let name = &rest[name_start..name_end];
+        out.push_str(&rest[..body]);
+        for (i, (prefix, regs)) in MAX_REGISTERS.iter().enumerate() {
+            if name.starts_with(prefix) {
+                out.push_str(&format!("\n.maxnreg {regs}"));
+                capped[i] += 1;
+                break;
+            }
+        }
+        rest = &rest[body..];
     }
-    ptx
+    out.push_str(rest);
+    for (i, (prefix, _)) in MAX_REGISTERS.iter().enumerate() {
+        if capped[i] == 0 {
+            fail(&format!("no kernel named {prefix}* in the PTX to cap"), None);
+        }
+    }
+    out
 }
 
 fn check_ptx(ptx: &str, path: &Path) {
