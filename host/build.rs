@@ -129,7 +129,43 @@ fn main() {
 
     write(&out_dir.join("warpmc_kernels.ptx"), &ptx);
     // A stable path for `cargo xtask test`, which assembles the module with ptxas.
-    write(&ptx_target_dir.join("warpmc_kernels.ptx"), &ptx);
+    let ptx_file = ptx_target_dir.join("warpmc_kernels.ptx");
+    write(&ptx_file, &ptx);
+    assemble_cubin(&target_root, &ptx_file, &out_dir.join(CUBIN_NAME));
+}
+
+/// The machine code embedded beside the PTX, for GPUs of compute capability 9.0 (H100, H200).
+const CUBIN_NAME: &str = "warpmc_kernels.sm_90.cubin";
+
+/// Assemble the PTX into `out` with the project's ptxas (`cargo xtask setup` installs it in
+/// `<target>/tools/nvcc`; `WARPMC_PTXAS` names another). Loading machine code takes the driver
+/// milliseconds where JIT-compiling a PTX module of dozens of kernels takes seconds. Without
+/// ptxas `out` is left empty and the host falls back to the PTX, with a warning here.
+fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) {
+    let ptxas = env::var_os("WARPMC_PTXAS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_root.join("tools/nvcc/nvidia/cu13/bin/ptxas"));
+    println!("cargo:rerun-if-env-changed=WARPMC_PTXAS");
+    println!("cargo:rerun-if-changed={}", ptxas.display());
+    if !ptxas.exists() {
+        println!(
+            "cargo:warning=no ptxas at {}: the GPU will JIT-compile the PTX at start-up (seconds); \
+             `cargo xtask setup` installs ptxas",
+            ptxas.display()
+        );
+        write(out, "");
+        return;
+    }
+    let status = Command::new(&ptxas)
+        .arg(format!("-arch={GPU_ARCH}"))
+        .arg(ptx_file)
+        .arg("-o")
+        .arg(out)
+        .status()
+        .unwrap_or_else(|e| fail(&format!("could not run {}: {e}", ptxas.display()), None));
+    if !status.success() {
+        fail(&format!("{} rejected {} ({status})", ptxas.display(), ptx_file.display()), None);
+    }
 }
 
 fn write(path: &Path, text: &str) {

@@ -41,7 +41,7 @@
 use crate::MathMode;
 use crate::accum::PairMoments;
 use crate::normal::{BoxMuller, ConstantNormals, NormalPairs};
-use crate::rng::streams::hybrid_taus_stream;
+use crate::rng::Generator;
 
 /// Per-step coefficients of one Asian basket job, as the kernels take them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -123,11 +123,10 @@ pub fn path<S: NormalPairs, M: MathMode>(p: &AsianBasketSteps, normals: &mut S) 
     (unfloored.max(0.0), unfloored)
 }
 
-/// Path `k` of the job with seed `seed`: hybrid Tausworthe stream `k` (see
-/// [`crate::rng::streams`]) through Box-Muller.
+/// Path `k` of the job with seed `seed`: stream `k` of generator `G` through Box-Muller.
 #[inline(always)]
-pub fn simulate_path<M: MathMode>(p: &AsianBasketSteps, seed: u64, k: u64) -> (f64, f64) {
-    let mut normals = BoxMuller::<_, M>::new(hybrid_taus_stream(seed, k));
+pub fn simulate_path<G: Generator, M: MathMode>(p: &AsianBasketSteps, seed: u64, k: u64) -> (f64, f64) {
+    let mut normals = BoxMuller::<_, M>::new(G::stream(seed, k));
     path::<_, M>(p, &mut normals)
 }
 
@@ -153,9 +152,9 @@ pub fn accumulate<S: NormalPairs, M: MathMode>(
     }
 }
 
-/// [`accumulate`] with each path's own generator stream (see [`simulate_path`]).
+/// [`accumulate`] with each path's own stream of generator `G` (see [`simulate_path`]).
 #[inline(always)]
-pub fn accumulate_paths<M: MathMode>(
+pub fn accumulate_paths<G: Generator, M: MathMode>(
     p: &AsianBasketSteps,
     seed: u64,
     first: u64,
@@ -163,7 +162,7 @@ pub fn accumulate_paths<M: MathMode>(
     stride: u64,
     acc: &mut PairMoments,
 ) {
-    let normals = |k| BoxMuller::<_, M>::new(hybrid_taus_stream(seed, k));
+    let normals = |k| BoxMuller::<_, M>::new(G::stream(seed, k));
     accumulate::<_, M>(p, first, end, stride, normals, acc);
 }
 

@@ -13,8 +13,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
 use crate::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
-use crate::rng::HybridTaus;
-use crate::rng::streams::hybrid_taus_stream;
+use crate::rng::Generator;
 use crate::{Exact, Fast, MathMode};
 
 unsafe extern "C" {
@@ -93,39 +92,17 @@ unsafe fn write_warp_total(out: *mut u64, gtid: u64, acc: PairMoments) {
     }
 }
 
+/// Asian basket paths `first..end` of `seed`, each drawing from its stream of `G`.
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words per warp of the grid.
 #[inline(always)]
-unsafe fn asian_basket<M: MathMode>(p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64) {
+unsafe fn asian_basket<G: Generator, M: MathMode>(p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64) {
     let (gtid, threads) = grid_position();
     let mut acc = PairMoments::ZERO;
-    accumulate_paths::<M>(&p, seed, first + gtid, end, threads, &mut acc);
+    accumulate_paths::<G, M>(&p, seed, first + gtid, end, threads, &mut acc);
     // SAFETY: forwarded contract.
     unsafe { write_warp_total(out, gtid, acc) };
-}
-
-/// Asian basket paths `first..end` of `seed`, exact mode. `out`: 17 words per warp of the grid.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn asian_basket_exact(
-    p: AsianBasketSteps,
-    seed: u64,
-    first: u64,
-    end: u64,
-    out: *mut u64,
-) {
-    // SAFETY: the host sizes `out` as documented.
-    unsafe { asian_basket::<Exact>(p, seed, first, end, out) }
-}
-
-/// Asian basket paths `first..end` of `seed`, fast mode. `out`: 17 words per warp of the grid.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn asian_basket_fast(
-    p: AsianBasketSteps,
-    seed: u64,
-    first: u64,
-    end: u64,
-    out: *mut u64,
-) {
-    // SAFETY: the host sizes `out` as documented.
-    unsafe { asian_basket::<Fast>(p, seed, first, end, out) }
 }
 
 /// The constant-RNG baseline of the fast Asian basket (see `normal::ConstantNormals`).
@@ -146,18 +123,16 @@ pub unsafe extern "ptx-kernel" fn asian_basket_constant_fast(
 }
 
 /// States of streams `first_stream .. first_stream + streams` of `seed` into `states`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hybrid_taus_init(
-    states: *mut HybridTaus,
-    seed: u64,
-    first_stream: u64,
-    streams: u64,
-) {
+///
+/// # Safety
+/// `states` holds `streams` states.
+#[inline(always)]
+unsafe fn init_states<G: Generator>(states: *mut G, seed: u64, first_stream: u64, streams: u64) {
     let (gtid, threads) = grid_position();
     let mut s = gtid;
     while s < streams {
-        // SAFETY: `states` holds `streams` states.
-        unsafe { states.add(s as usize).write(hybrid_taus_stream(seed, first_stream + s)) };
+        // SAFETY: in bounds by the contract.
+        unsafe { states.add(s as usize).write(G::stream(seed, first_stream + s)) };
         s += threads;
     }
 }
@@ -187,8 +162,12 @@ unsafe fn store_group<T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: u
     }
 }
 
+/// One block of the interleaved layout of `fill`: `len` values, `streams` states advanced.
+///
+/// # Safety
+/// `states` holds `streams` states and `out` at least `len` values.
 #[inline(always)]
-unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, streams: u64) {
+unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
     let (gtid, threads) = grid_position();
     let mut s = gtid;
     while s < streams {
@@ -204,30 +183,68 @@ unsafe fn fill<K: Group>(out: *mut K::Item, len: u64, states: *mut HybridTaus, s
     }
 }
 
-/// One block of the interleaved layout of `fill`: `len` u32 words, `streams` states advanced.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut HybridTaus, streams: u64) {
-    // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Words>(out, len, states, streams) }
+/// The entry points of one generator, generated for every line of
+/// [`crate::for_each_generator!`]: `init__<gen>`, `fill_u32__<gen>`, `fill_uniform__<gen>`,
+/// `fill_normal_exact__<gen>`, `fill_normal_fast__<gen>`, `asian_basket_exact__<gen>`,
+/// `asian_basket_fast__<gen>`. Arguments, as the host passes them:
+/// - `init(states, seed, first_stream, streams)`: `states` holds `streams` states;
+/// - `fill_*(out, len, states, streams)`: one block of the interleaved fill layout, `out` holds
+///   `len` values, `states` `streams` states, which the kernel advances;
+/// - `asian_basket_*(p, seed, first, end, out)`: paths `first..end`, `out` holds 17 words per
+///   warp of the grid.
+macro_rules! generator_kernels {
+    ([] $(($G:ident, $id:ident)),* $(,)?) => { $(
+        pub mod $id {
+            use super::*;
+            type G = crate::rng::$G;
+
+            #[unsafe(export_name = concat!("init__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn init(states: *mut G, seed: u64, first: u64, streams: u64) {
+                // SAFETY: the host sizes the buffers as documented above.
+                unsafe { init_states::<G>(states, seed, first, streams) }
+            }
+
+            #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut G, streams: u64) {
+                // SAFETY: as above.
+                unsafe { fill::<Words, G>(out, len, states, streams) }
+            }
+
+            #[unsafe(export_name = concat!("fill_uniform__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut G, streams: u64) {
+                // SAFETY: as above.
+                unsafe { fill::<Uniforms, G>(out, len, states, streams) }
+            }
+
+            #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut G, streams: u64) {
+                // SAFETY: as above.
+                unsafe { fill::<Normals<Exact>, G>(out, len, states, streams) }
+            }
+
+            #[unsafe(export_name = concat!("fill_normal_fast__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut G, streams: u64) {
+                // SAFETY: as above.
+                unsafe { fill::<Normals<Fast>, G>(out, len, states, streams) }
+            }
+
+            #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn asian_basket_exact(
+                p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { asian_basket::<G, Exact>(p, seed, first, end, out) }
+            }
+
+            #[unsafe(export_name = concat!("asian_basket_fast__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn asian_basket_fast(
+                p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { asian_basket::<G, Fast>(p, seed, first, end, out) }
+            }
+        }
+    )* };
 }
 
-/// As `fill_u32`, uniform `f32` in (0, 1].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
-    // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Uniforms>(out, len, states, streams) }
-}
-
-/// As `fill_u32`, Box-Muller normals, exact mode.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
-    // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Normals<Exact>>(out, len, states, streams) }
-}
-
-/// As `fill_u32`, Box-Muller normals, fast mode.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut HybridTaus, streams: u64) {
-    // SAFETY: the host sizes the buffers as documented.
-    unsafe { fill::<Normals<Fast>>(out, len, states, streams) }
-}
+crate::for_each_generator!(generator_kernels);

@@ -44,6 +44,32 @@ pub fn sqrt_f32(x: f32) -> f32 {
     }
 }
 
+/// The high and low words of the 64-bit product of two `u32` (exact on both builds).
+///
+/// On the GPU these are the `mul.hi.u32` and `mul.lo.u32` instructions: written as a `u64`
+/// product, LLVM kept Philox's unrolled rounds in 64-bit multiplies (`mul.lo.s64`, several
+/// 32-bit multiply-adds each on the hardware).
+#[inline(always)]
+pub fn mul_hi_lo_u32(a: u32, b: u32) -> (u32, u32) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (hi, lo): (u32, u32);
+        // SAFETY: pure arithmetic instructions on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!("mul.hi.u32 {hi}, {a}, {b};", hi = out(reg32) hi, a = in(reg32) a, b = in(reg32) b,
+                options(pure, nomem, nostack));
+            core::arch::asm!("mul.lo.u32 {lo}, {a}, {b};", lo = out(reg32) lo, a = in(reg32) a, b = in(reg32) b,
+                options(pure, nomem, nostack));
+        }
+        (hi, lo)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let p = (a as u64) * (b as u64);
+        ((p >> 32) as u32, p as u32)
+    }
+}
+
 /// Fast natural logarithm: `lg2.approx.ftz.f32` times ln 2 on the GPU, `f32::ln` on the CPU.
 #[inline(always)]
 pub fn fast_ln(x: f32) -> f32 {

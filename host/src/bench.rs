@@ -12,12 +12,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 use warpmc_kernels::fill::{Group, Normals};
-use warpmc_kernels::rng::streams::hybrid_taus_stream;
+use warpmc_kernels::rng::{Generator, HybridTaus};
 use warpmc_kernels::{Exact, Fast, MathMode};
 
 use crate::Result;
 use crate::backend::Executor;
 use crate::backend::cpu::CpuExecutor;
+use crate::generators::GeneratorKind;
 use crate::pricing::{AsianBasket, Mode};
 
 /// Sizes of one benchmark run.
@@ -76,6 +77,12 @@ pub struct Rate {
 pub struct GpuBench {
     pub device: String,
     pub multiprocessors: u32,
+    /// Loading the kernel module when the backend opened, milliseconds.
+    pub module_load_ms: f64,
+    /// What was loaded (machine code built with the crate, or PTX compiled by the driver).
+    pub module_kind: String,
+    /// PTX module size, bytes.
+    pub ptx_bytes: usize,
     /// Device-to-device copy, bytes read plus bytes written per second.
     pub copy_bandwidth_bytes: f64,
     /// `cuMemsetD8` over the same buffer: bytes written per second.
@@ -88,7 +95,10 @@ pub struct GpuBench {
     pub curand_errors: Vec<String>,
     /// Our fast normals over cuRAND's fastest normals.
     pub speedup_fast_normals_vs_best_curand: Option<f64>,
-    /// Asian basket, steps per second: fast, exact, constant-RNG baseline.
+    /// Computing 10^6 stream states on the GPU, per generator (states per second).
+    pub stream_setup: Vec<Rate>,
+    /// Asian basket, steps per second: the default generator fast and exact, the constant-RNG
+    /// baseline, then every other generator in fast mode.
     pub asian: Vec<Rate>,
     /// Fast Asian basket time over constant-RNG time.
     pub asian_fast_over_constant: f64,
@@ -97,6 +107,8 @@ pub struct GpuBench {
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuBench {
     pub threads: usize,
+    /// u32 words per second of each generator (generated in registers, summed).
+    pub words: Vec<Rate>,
     /// Box-Muller normals per second (generated in registers, summed; not written out).
     pub normals: Vec<Rate>,
     /// Asian basket steps per second.
@@ -164,6 +176,7 @@ mod gpu {
     use crate::Error;
     use crate::backend::gpu::GpuExecutor;
     use crate::backend::{FillKind, StreamInit};
+    use crate::generators::GeneratorKind;
 
     fn median(mut v: Vec<f64>) -> f64 {
         v.sort_by(f64::total_cmp);
@@ -200,21 +213,47 @@ mod gpu {
         // One stream per resident thread: the generator layout of `warpmc generate --streams`.
         let streams = exec.multiprocessors() as u64 * 2048;
         let mut fills = Vec::new();
-        for (name, kind) in [
-            ("hybrid-taus + Box-Muller fast, f32 normals", FillKind::Normals(Mode::Fast)),
-            ("hybrid-taus + Box-Muller exact, f32 normals", FillKind::Normals(Mode::Exact)),
-            ("hybrid-taus, u32 words", FillKind::Words),
-            ("hybrid-taus, uniform f32", FillKind::Uniforms),
-        ] {
+        let default = GeneratorKind::default();
+        let mut cases = vec![
+            (default, FillKind::Normals(Mode::Fast)),
+            (default, FillKind::Normals(Mode::Exact)),
+            (default, FillKind::Words),
+            (default, FillKind::Uniforms),
+        ];
+        for &g in GeneratorKind::ALL.iter().filter(|&&g| g != default) {
+            cases.push((g, FillKind::Words));
+            cases.push((g, FillKind::Normals(Mode::Fast)));
+        }
+        for (g, kind) in cases {
+            let name = match kind {
+                FillKind::Words => format!("{g}, u32 words"),
+                FillKind::Uniforms => format!("{g}, uniform f32"),
+                FillKind::Normals(m) => format!("{g} + Box-Muller {}, f32 normals", m.name()),
+            };
             log(&format!("GPU: {name}"));
-            let mut states = exec.init_states(StreamInit::Seeded { seed: 1, first: 0, count: streams })?;
-            let ms = timed(exec, s.reps, || exec.launch_fill(kind, &mut out, n as u64, &mut states, streams))?;
+            let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
+            let mut states = exec.init_states(&init)?;
+            let ms = timed(exec, s.reps, || exec.launch_fill(g, kind, &mut out, n as u64, &mut states, streams))?;
             let rate = n as f64 / (ms * 1e-3);
             fills.push(Rate {
-                name: name.into(),
+                name,
                 per_second: rate,
                 ms,
                 fraction_of_write_bandwidth: Some(rate * 4.0 / write_bandwidth_bytes),
+            });
+        }
+
+        // Stream set-up: 10^6 states computed on the GPU from (seed, stream).
+        let mut stream_setup = Vec::new();
+        for &g in GeneratorKind::ALL {
+            let count = 1_000_000u64;
+            let mut states = stream.alloc_zeros::<u32>(exec.state_words(g) * count as usize).map_err(gpu_err)?;
+            let ms = timed(exec, s.reps, || exec.launch_init(g, &mut states, 1, 0, count))?;
+            stream_setup.push(Rate {
+                name: format!("{g}, 10^6 streams"),
+                per_second: count as f64 / (ms * 1e-3),
+                ms,
+                fraction_of_write_bandwidth: None,
             });
         }
 
@@ -252,36 +291,39 @@ mod gpu {
         let job = AsianBasket::default().kernel_job(s.steps).steps;
         let steps_total = s.gpu_paths as f64 * s.steps as f64;
         let mut asian = Vec::new();
-        for (name, mode) in [
-            ("Asian basket, fast", Some(Mode::Fast)),
-            ("Asian basket, exact", Some(Mode::Exact)),
-            ("Asian basket, constant RNG (fast)", None),
-        ] {
+        let mut asian_cases = vec![
+            (format!("Asian basket, {default}, fast"), default, Some(Mode::Fast)),
+            (format!("Asian basket, {default}, exact"), default, Some(Mode::Exact)),
+            ("Asian basket, constant RNG (fast)".to_string(), default, None),
+        ];
+        for &g in GeneratorKind::ALL.iter().filter(|&&g| g != default) {
+            asian_cases.push((format!("Asian basket, {g}, fast"), g, Some(Mode::Fast)));
+        }
+        for (name, g, mode) in asian_cases {
             log(&format!("GPU: {name}"));
             let mut t = Vec::new();
-            exec.time_asian(&job, 1, s.gpu_paths, mode)?;
+            exec.time_asian(&job, g, 1, s.gpu_paths, mode)?;
             for _ in 0..s.reps {
-                t.push(exec.time_asian(&job, 1, s.gpu_paths, mode)?);
+                t.push(exec.time_asian(&job, g, 1, s.gpu_paths, mode)?);
             }
             let ms = median(t);
-            asian.push(Rate {
-                name: name.into(),
-                per_second: steps_total / (ms * 1e-3),
-                ms,
-                fraction_of_write_bandwidth: None,
-            });
+            asian.push(Rate { name, per_second: steps_total / (ms * 1e-3), ms, fraction_of_write_bandwidth: None });
         }
         let asian_fast_over_constant = asian[0].ms / asian[2].ms;
 
         Ok(GpuBench {
             device: exec.name().to_string(),
             multiprocessors: exec.multiprocessors(),
+            module_load_ms: exec.module_load_ms(),
+            module_kind: exec.module_kind().to_string(),
+            ptx_bytes: crate::PTX.len(),
             copy_bandwidth_bytes,
             write_bandwidth_bytes,
             fills,
             curand_normals,
             curand_errors,
             speedup_fast_normals_vs_best_curand: speedup,
+            stream_setup,
             asian,
             asian_fast_over_constant,
         })
@@ -323,13 +365,33 @@ fn cpu_normals<M: MathMode>(pool: &CpuExecutor, threads: usize, per_thread: u64)
         (0..threads as u64)
             .into_par_iter()
             .map(|t| {
-                let mut rng = hybrid_taus_stream(7, t);
+                let mut rng = HybridTaus::stream(7, t);
                 let mut acc = 0.0f32;
                 for _ in 0..per_thread / 4 {
                     let g = Normals::<M>::next_group(&mut rng);
                     acc += g[0] + g[1] + g[2] + g[3];
                 }
                 acc as f64
+            })
+            .sum()
+    });
+    std::hint::black_box(sink);
+    (threads as u64 * per_thread) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Words per second of generator `G` on `threads` threads (one stream each), summed in registers.
+fn cpu_words<G: Generator>(pool: &CpuExecutor, threads: usize, per_thread: u64) -> f64 {
+    let start = Instant::now();
+    let sink: u64 = pool.install(|| {
+        (0..threads as u64)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = G::stream(7, t);
+                let mut acc = 0u32;
+                for _ in 0..per_thread {
+                    acc = acc.wrapping_add(rng.next_u32());
+                }
+                acc as u64
             })
             .sum()
     });
@@ -355,6 +417,19 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
             });
         }
     }
+    let mut words = Vec::new();
+    for &g in GeneratorKind::ALL {
+        for (exec, t) in [(&one, 1usize), (&all, threads)] {
+            let n = s.cpu_values_per_thread * 4;
+            let rate = with_generator!(g, G => cpu_words::<G>(exec, t, n));
+            words.push(Rate {
+                name: format!("{g}, u32 words, {t} thread{}", if t == 1 { "" } else { "s" }),
+                per_second: rate,
+                ms: (t as u64 * n) as f64 / rate * 1e3,
+                fraction_of_write_bandwidth: None,
+            });
+        }
+    }
     let job = AsianBasket::default().kernel_job(s.steps).steps;
     let mut asian = Vec::new();
     for (exec, t) in [(&one, 1usize), (&all, threads)] {
@@ -362,7 +437,7 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
         for (name, mode) in [("fast", Some(Mode::Fast)), ("exact", Some(Mode::Exact)), ("constant RNG (fast)", None)] {
             let start = Instant::now();
             match mode {
-                Some(m) => exec.asian_basket(&job, 1, 0..paths, m)?,
+                Some(m) => exec.asian_basket(&job, GeneratorKind::default(), 1, 0..paths, m)?,
                 None => exec.asian_basket_constant(&job, 0..paths)?,
             };
             let secs = start.elapsed().as_secs_f64();
@@ -374,7 +449,7 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
             });
         }
     }
-    Ok(CpuBench { threads, normals, asian })
+    Ok(CpuBench { threads, words, normals, asian })
 }
 
 fn si(x: f64) -> String {
@@ -403,6 +478,12 @@ impl BenchReport {
                 g.write_bandwidth_bytes / 1e9,
                 si(g.write_bandwidth_bytes / 4.0)
             );
+            m += &format!(
+                "Kernels: {} ({:.0} KiB of PTX), loaded in {:.0} ms when the backend opened.\n\n",
+                g.module_kind,
+                g.ptx_bytes as f64 / 1024.0,
+                g.module_load_ms
+            );
             m += "| generator (GPU, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
             for r in g.fills.iter().chain(&g.curand_normals) {
                 m += &format!(
@@ -419,6 +500,10 @@ impl BenchReport {
             for e in &g.curand_errors {
                 m += &format!("\ncuRAND not measured: {e}\n");
             }
+            m += "\n| stream set-up (GPU) | ms |\n|---|---:|\n";
+            for r in &g.stream_setup {
+                m += &format!("| {} | {:.3} |\n", r.name, r.ms);
+            }
             m += "\n| Asian basket (GPU, 256 steps) | MSteps/s | ms |\n|---|---:|---:|\n";
             for r in &g.asian {
                 m += &format!("| {} | {:.0} | {:.2} |\n", r.name, r.per_second / 1e6, r.ms);
@@ -432,6 +517,9 @@ impl BenchReport {
         }
         if let Some(cpu) = &self.cpu {
             m += &format!("CPU ({} threads):\n\n| CPU | per second | ms |\n|---|---:|---:|\n", cpu.threads);
+            for r in &cpu.words {
+                m += &format!("| {} | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
+            }
             for r in &cpu.normals {
                 m += &format!("| {} (normals) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
             }

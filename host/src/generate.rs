@@ -7,18 +7,11 @@
 use std::io::Write;
 
 use warpmc_kernels::fill::GROUP;
-use warpmc_kernels::rng::HybridTaus;
 
 use crate::backend::{Executor, FillKind, StreamInit};
+use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
-
-/// Uniform generators available to `generate`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Generator {
-    /// GPU Gems 3's hybrid Tausworthe (taus88 XOR a 32-bit LCG).
-    HybridTaus,
-}
 
 /// What to output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -45,10 +38,9 @@ pub const STREAMS_MAX: u64 = 1 << 26;
 /// Largest count of values in one call.
 pub const COUNT_MAX: u64 = 1 << 50;
 
-/// A generate job.
-#[derive(Clone, Copy, Debug)]
+/// A generate job. The generator is the one `init` names.
+#[derive(Clone, Debug)]
 pub struct GenerateSpec {
-    pub generator: Generator,
     pub distribution: Distribution,
     pub mode: Mode,
     pub count: u64,
@@ -58,20 +50,30 @@ pub struct GenerateSpec {
 
 impl GenerateSpec {
     /// Streams `first .. first + streams` of `seed`.
-    pub fn seeded(seed: u64, first: u64, streams: u64) -> StreamInit {
-        StreamInit::Seeded { seed, first, count: streams }
+    pub fn seeded(generator: GeneratorKind, seed: u64, first: u64, streams: u64) -> StreamInit {
+        StreamInit::Seeded { generator, seed, first, count: streams }
     }
 
-    /// One stream from a raw state, rejected if a component is invalid.
-    pub fn explicit(state: [u32; 4]) -> Result<StreamInit> {
-        Ok(StreamInit::Explicit(HybridTaus::from_state(state)?))
+    /// One stream from a raw state (`--state`, the definition's word order), rejected with an
+    /// error naming the constraint if the generator cannot run from it.
+    pub fn explicit(generator: GeneratorKind, words: &[u32]) -> Result<StreamInit> {
+        let n = generator.raw_state_words();
+        if words.len() != n {
+            return Err(Error::invalid(
+                "state",
+                words.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                format!("exactly {n} words for {generator} ({})", generator.raw_state()),
+            ));
+        }
+        generator.check_raw_state(words)?;
+        Ok(StreamInit::Explicit { generator, words: words.to_vec() })
     }
 
     pub fn validate(&self) -> Result<()> {
         if !(1..=COUNT_MAX).contains(&self.count) {
             return Err(Error::invalid("count", self.count, "[1, 2^50]"));
         }
-        if let StreamInit::Seeded { first, count, .. } = self.init {
+        if let &StreamInit::Seeded { first, count, .. } = &self.init {
             if !(1..=STREAMS_MAX).contains(&count) {
                 return Err(Error::invalid("streams", count, "[1, 2^26]"));
             }
@@ -101,7 +103,7 @@ fn block_len(streams: u64) -> u64 {
 fn for_each_block(
     exec: &dyn Executor,
     kind: FillKind,
-    init: StreamInit,
+    init: &StreamInit,
     count: u64,
     mut f: impl FnMut(&[u32]) -> Result<()>,
 ) -> Result<()> {
@@ -125,7 +127,7 @@ const WRITING: &str = "cannot write the generated values";
 pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -> Result<()> {
     spec.validate()?;
     let mut text = String::new();
-    for_each_block(exec, spec.kind(), spec.init, spec.count, |words| {
+    for_each_block(exec, spec.kind(), &spec.init, spec.count, |words| {
         match spec.format {
             Format::Binary => {
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -152,7 +154,7 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
 
 /// The first `count` values (as 32-bit words) of `kind` from `init`, in memory: for tests and
 /// embedding.
-pub fn generate_words(exec: &dyn Executor, kind: FillKind, init: StreamInit, count: usize) -> Result<Vec<u32>> {
+pub fn generate_words(exec: &dyn Executor, kind: FillKind, init: &StreamInit, count: usize) -> Result<Vec<u32>> {
     let mut out = Vec::with_capacity(count);
     for_each_block(exec, kind, init, count as u64, |words| {
         out.extend_from_slice(words);

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
-use warpmc::generate::{Distribution, Format, GenerateSpec, Generator};
+use warpmc::generate::{Distribution, Format, GenerateSpec};
+use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
 use warpmc::{Error, bench};
 
@@ -26,8 +27,11 @@ enum Command {
     Generate(GenerateArgs),
     /// Measure generator and pricing throughput (GPU beside cuRAND and copy bandwidth; CPU).
     Bench(BenchArgs),
-    /// Show which backends are available.
+    /// Show which backends and generators are available.
     Info,
+    /// Run every GPU kernel once at a small size (for compute-sanitizer in the device bundle).
+    #[command(hide = true)]
+    CheckKernels,
 }
 
 #[derive(Args, Clone, Copy)]
@@ -75,6 +79,9 @@ struct PriceArgs {
     /// `exact`: bit-identical on CPU and GPU; `fast`: hardware approximations, within a tolerance.
     #[arg(long, value_enum, default_value_t = Mode::Exact)]
     mode: Mode,
+    /// The uniform generator feeding the paths (`warpmc info` lists them).
+    #[arg(long, value_enum, default_value_t = GeneratorKind::default())]
+    generator: GeneratorKind,
     /// Initial price of asset a, in (0, 1e12].
     #[arg(long, default_value_t = 100.0, allow_negative_numbers = true)]
     spot_a: f64,
@@ -105,8 +112,9 @@ struct PriceArgs {
 
 #[derive(Args)]
 struct GenerateArgs {
-    #[arg(long, value_enum, default_value_t = Generator::HybridTaus)]
-    generator: Generator,
+    /// The uniform generator (`warpmc info` lists them with their state words).
+    #[arg(long, value_enum, default_value_t = GeneratorKind::default())]
+    generator: GeneratorKind,
     #[arg(long, value_enum, default_value_t = Distribution::U32)]
     distribution: Distribution,
     /// Number of values, in [1, 2^50].
@@ -120,9 +128,10 @@ struct GenerateArgs {
     /// Number of streams, interleaved in groups of four values, in [1, 2^26].
     #[arg(long, default_value = "1", value_parser = parse_count, allow_negative_numbers = true)]
     streams: i128,
-    /// A raw generator state `z1,z2,z3,z4` instead of a seed (one stream; z1 >= 2, z2 >= 8, z3 >= 16).
+    /// A raw generator state instead of a seed: one stream, comma-separated 32-bit words in the
+    /// definition's order (hybrid-taus: z1,z2,z3,z4 with z1 >= 2, z2 >= 8, z3 >= 16).
     #[arg(long, value_parser = parse_state, conflicts_with_all = ["seed", "stream", "streams"])]
-    state: Option<[u32; 4]>,
+    state: Option<RawState>,
     /// Transform mode for `--distribution normal`.
     #[arg(long, value_enum, default_value_t = Mode::Exact)]
     mode: Mode,
@@ -174,21 +183,27 @@ fn count_in(field: &'static str, v: i128, lo: u64, hi: u64, allowed: &str) -> wa
     })
 }
 
-/// `z1,z2,z3,z4` as four `u32`.
-fn parse_state(s: &str) -> Result<[u32; 4], String> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let words: Vec<u32> = parts.iter().filter_map(|p| p.parse().ok()).collect();
-    <[u32; 4]>::try_from(words)
-        .ok()
-        .filter(|_| parts.len() == 4)
-        .ok_or_else(|| format!("'{s}' is not four comma-separated 32-bit unsigned integers z1,z2,z3,z4"))
+/// The words of `--state` (one argument; clap would read a bare `Vec` as repeated values).
+#[derive(Clone, Debug)]
+struct RawState(Vec<u32>);
+
+/// Comma-separated `u32` words (the generator checks how many and their values).
+fn parse_state(s: &str) -> Result<RawState, String> {
+    s.split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<Vec<u32>, _>>()
+        .map(RawState)
+        .map_err(|_| format!("'{s}' is not comma-separated 32-bit unsigned integers (e.g. z1,z2,z3,z4)"))
 }
 
 /// The CLI's rendering of a library error: parameters are named as flags.
 fn render(e: &Error) -> String {
     match e {
-        Error::InvalidParameter { field, value, allowed } => {
+        Error::InvalidParameter { field, value, allowed } if allowed.starts_with(['[', '(']) => {
             format!("invalid --{}: {value} is outside the allowed range {allowed}", field.replace('_', "-"))
+        }
+        Error::InvalidParameter { field, value, allowed } => {
+            format!("invalid --{}: {value}: expected {allowed}", field.replace('_', "-"))
         }
         other => other.to_string(),
     }
@@ -201,6 +216,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Info => info(),
+        Command::CheckKernels => check_kernels(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -232,6 +248,7 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
         paths: count_in("paths", a.paths, 2, warpmc::pricing::limits::PATHS_MAX, "[2, 2^40]")?,
         seed: a.seed,
         mode: a.mode,
+        generator: a.generator,
     };
     job.validate()?;
     let exec = backend::open(&a.backend.options())?;
@@ -280,6 +297,7 @@ fn print_report(r: &PriceReport) {
     println!("  steps        {}", r.steps);
     println!("  seed         {}", r.seed);
     println!("  mode         {}", r.mode.name());
+    println!("  generator    {}", r.generator);
     println!("  price        {}", num(r.price));
     println!("  std error    {}", num(r.std_error));
     println!("  95% CI       [{}, {}]", num(r.ci95[0]), num(r.ci95[1]));
@@ -314,18 +332,11 @@ fn print_report(r: &PriceReport) {
 fn generate(a: GenerateArgs) -> warpmc::Result<()> {
     let count = count_in("count", a.count, 1, warpmc::generate::COUNT_MAX, "[1, 2^50]")?;
     let streams = count_in("streams", a.streams, 1, warpmc::generate::STREAMS_MAX, "[1, 2^26]")?;
-    let init = match a.state {
-        Some(z) => GenerateSpec::explicit(z)?,
-        None => GenerateSpec::seeded(a.seed, a.stream, streams),
+    let init = match &a.state {
+        Some(RawState(words)) => GenerateSpec::explicit(a.generator, words)?,
+        None => GenerateSpec::seeded(a.generator, a.seed, a.stream, streams),
     };
-    let spec = GenerateSpec {
-        generator: a.generator,
-        distribution: a.distribution,
-        mode: a.mode,
-        count,
-        init,
-        format: a.format,
-    };
+    let spec = GenerateSpec { distribution: a.distribution, mode: a.mode, count, init, format: a.format };
     spec.validate()?;
     let exec = backend::open(&a.backend.options())?;
     let (mut out, name): (Box<dyn Write>, String) = match &a.output {
@@ -361,13 +372,43 @@ fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
     Ok(())
 }
 
+/// Every kernel of the module once, small: each generator's stream set-up, four fills and two
+/// Asian basket modes, and the constant-RNG baseline. Prints one line per generator.
+fn check_kernels() -> warpmc::Result<()> {
+    use warpmc::backend::{FillKind, StreamInit};
+    let gpu = backend::open(&BackendOptions { kind: BackendKind::Gpu, ..Default::default() })?;
+    for &generator in GeneratorKind::ALL {
+        let init = StreamInit::Seeded { generator, seed: 3, first: 5, count: 77 };
+        for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact), FillKind::Normals(Mode::Fast)]
+        {
+            warpmc::generate::generate_words(gpu.as_ref(), kind, &init, 1003)?;
+        }
+        let p = AsianBasket::default().kernel_job(8).steps;
+        for mode in [Mode::Exact, Mode::Fast] {
+            gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
+        }
+        println!("{generator}: init, 4 fills, 2 Asian basket modes");
+    }
+    gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
+    println!("constant-RNG Asian basket");
+    Ok(())
+}
+
 fn info() -> warpmc::Result<()> {
     println!("warpmc {}", env!("CARGO_PKG_VERSION"));
+    let start = std::time::Instant::now();
     match backend::gpu_status() {
-        Ok(d) => println!("gpu: {d}"),
+        Ok(d) => println!(
+            "gpu: {d}; opened in {:.0} ms (CUDA context, and the driver compiling the PTX module)",
+            start.elapsed().as_secs_f64() * 1e3
+        ),
         Err(why) => println!("gpu: not available ({why})"),
     }
     let cpu = backend::cpu::CpuExecutor::new(None)?;
     println!("cpu: {} threads", cpu.threads());
+    println!("generators (--generator NAME, --state words):");
+    for &g in GeneratorKind::ALL {
+        println!("  {:<16} {}", g.name(), g.raw_state());
+    }
     Ok(())
 }

@@ -11,6 +11,7 @@ use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, split_f64};
 
 use crate::backend::Executor;
+use crate::generators::GeneratorKind;
 use crate::{Error, Result};
 
 /// Two-sided 95% quantile of the standard normal distribution, Φ⁻¹(0.975).
@@ -227,6 +228,23 @@ pub struct PricingJob {
     pub paths: u64,
     pub seed: u64,
     pub mode: Mode,
+    /// The uniform generator whose streams feed the paths.
+    pub generator: GeneratorKind,
+}
+
+impl Default for PricingJob {
+    /// The default basket, 256 steps (the chapter's), 2^20 paths, seed 1, exact mode, the
+    /// default generator.
+    fn default() -> Self {
+        Self {
+            option: AsianBasket::default(),
+            steps: 256,
+            paths: 1 << 20,
+            seed: 1,
+            mode: Mode::Exact,
+            generator: GeneratorKind::default(),
+        }
+    }
 }
 
 impl PricingJob {
@@ -347,6 +365,7 @@ pub struct PriceReport {
     pub steps: u32,
     pub seed: u64,
     pub mode: Mode,
+    pub generator: GeneratorKind,
     /// `"cpu"` or `"gpu"`.
     pub backend: String,
     /// The device: GPU name, or CPU thread count.
@@ -472,7 +491,7 @@ pub fn price_asian_basket_with_progress(
     let mut first = 0;
     while first < job.paths {
         let end = (first + batch).min(job.paths);
-        let part = exec.asian_basket(&steps, job.seed, first..end, job.mode)?;
+        let part = exec.asian_basket(&steps, job.generator, job.seed, first..end, job.mode)?;
         total.merge(&part);
         first = end;
         progress(first, job.paths);
@@ -555,6 +574,7 @@ fn report(exec: &dyn Executor, job: &PricingJob, kernel: &KernelJob, m: &PairMom
         steps: job.steps,
         seed: job.seed,
         mode: job.mode,
+        generator: job.generator,
         backend: exec.kind().to_string(),
         device: exec.description(),
         wall_seconds: wall,
@@ -585,14 +605,14 @@ mod tests {
         assert!(o.validate().unwrap_err().to_string().contains("maturity"));
         o = AsianBasket { spot_b: -1.0, ..Default::default() };
         assert!(o.validate().unwrap_err().to_string().contains("spot_b"));
-        let job = PricingJob { option: AsianBasket::default(), steps: 0, paths: 10, seed: 0, mode: Mode::Exact };
+        let job = PricingJob { steps: 0, paths: 10, seed: 0, ..Default::default() };
         assert!(job.validate().unwrap_err().to_string().contains("steps"));
         let job = PricingJob { steps: 4, paths: 0, ..job };
         assert!(job.validate().unwrap_err().to_string().contains("paths"));
     }
 
     fn job_with_steps(steps: u32) -> PricingJob {
-        PricingJob { option: AsianBasket::default(), steps, paths: 1000, seed: 1, mode: Mode::Exact }
+        PricingJob { steps, paths: 1000, ..Default::default() }
     }
 
     #[test]
@@ -627,8 +647,7 @@ mod tests {
             option: AsianBasket { vol_a: vol, vol_b: 0.1, maturity, ..Default::default() },
             steps: 4,
             paths,
-            seed: 1,
-            mode: Mode::Exact,
+            ..Default::default()
         };
         // V <= 1: any number of paths.
         assert!(job(1.0, 1.0, 2).check_sampleable().is_ok());

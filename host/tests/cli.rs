@@ -267,3 +267,53 @@ fn one_cpu_thread_is_one_thread() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["device"], "CPU, 1 thread");
 }
+
+#[test]
+fn generate_reproduces_published_outputs_of_other_generators() {
+    let cases: &[(&str, &str, &str)] = &[
+        // L'Ecuyer 1999 / RngStreams: seed 12345 x6.
+        ("mrg32k3a", "12345,12345,12345,12345,12345,12345", "545508589\n1368065410\n1327943761\n3546985096\n"),
+        // Random123's known-answer vector: counter 0, key 0.
+        ("philox4x32-10", "0,0,0,0,0,0", "1713891541\n3781805453\n3159862348\n2600524760\n"),
+        // Park and Miller from x = 1: 16807, 16807^2 (each word is x << 1, see the generator).
+        ("park-miller", "1", "33614\n564950498\n"),
+        // Numerical Recipes' LCG from 0.
+        ("lcg32", "0", "1013904223\n1196435762\n"),
+    ];
+    for (generator, state, want) in cases {
+        let n = want.lines().count().to_string();
+        let o = warpmc(&["generate", "--backend", "cpu", "--generator", generator, "--state", state, "--count", &n]);
+        assert!(o.status.success(), "{generator}: {}", stderr(&o));
+        assert_eq!(stdout(&o), *want, "{generator}");
+    }
+}
+
+#[test]
+fn every_generator_generates_and_checks_its_state_word_count() {
+    let info = stdout(&warpmc(&["info"]));
+    let listed: Vec<(String, usize)> = info
+        .lines()
+        .skip_while(|l| !l.starts_with("generators"))
+        .skip(1)
+        .map(|l| {
+            let mut it = l.split_whitespace();
+            let name = it.next().unwrap().to_string();
+            (name, it.next().unwrap().split(',').count())
+        })
+        .collect();
+    assert!(listed.len() >= 6, "{info}");
+    for (g, words) in &listed {
+        let o = warpmc(&["generate", "--backend", "cpu", "--generator", g, "--count", "9", "--streams", "3"]);
+        assert!(o.status.success(), "{g}: {}", stderr(&o));
+        assert_eq!(stdout(&o).lines().count(), 9, "{g}");
+        let wrong = vec!["5"; words + 1].join(",");
+        let o = warpmc(&["generate", "--backend", "cpu", "--generator", g, "--count", "1", "--state", &wrong]);
+        assert_eq!(o.status.code(), Some(2), "{g}");
+        assert!(stderr(&o).contains(&format!("exactly {words} words for {g}")), "{g}: {}", stderr(&o));
+    }
+    let o =
+        warpmc(&["price", "--backend", "cpu", "--generator", "mrg32k3a", "--paths", "1000", "--steps", "8", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["generator"], "mrg32k3a");
+}

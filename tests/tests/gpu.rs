@@ -10,8 +10,8 @@
 
 use warpmc::backend::{BackendOptions, FillKind, StreamInit};
 use warpmc::generate::generate_words;
+use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PricingJob, price_asian_basket};
-use warpmc_kernels::rng::HybridTaus;
 use warpmc_tests::{cpu, gpu_or_skip, gpu_with};
 
 /// Fast-mode normals: largest absolute error allowed against the `f64` Box-Muller of the same
@@ -22,33 +22,44 @@ const FAST_NORMAL_ABS_TOL: f64 = 2e-3;
 /// Fast-mode prices: largest relative difference from the exact-mode price of the same paths.
 const FAST_PRICE_REL_TOL: f64 = 1e-4;
 
-fn words(exec: &dyn warpmc::backend::Executor, kind: FillKind, init: StreamInit, n: usize) -> Vec<u32> {
+fn words(exec: &dyn warpmc::backend::Executor, kind: FillKind, init: &StreamInit, n: usize) -> Vec<u32> {
     generate_words(exec, kind, init, n).expect("generate")
+}
+
+fn explicit(generator: GeneratorKind, words: &[u32]) -> StreamInit {
+    warpmc::generate::GenerateSpec::explicit(generator, words).expect("a valid state")
 }
 
 #[test]
 fn gpu_known_answers() {
     let Some(gpu) = gpu_or_skip("gpu_known_answers") else { return };
-    let init = StreamInit::Explicit(HybridTaus::from_state([12345; 4]).unwrap());
-    assert_eq!(words(&*gpu, FillKind::Words, init, 5), [1717149490, 1013719216, 2431227087, 838963927, 3550480589]);
-    let init = StreamInit::Explicit(HybridTaus::from_state([129, 130, 131, 132]).unwrap());
-    assert_eq!(words(&*gpu, FillKind::Words, init, 5), [1217370641, 3227414615, 1904114233, 2387917307, 3549388247]);
+    let init = explicit(GeneratorKind::HybridTaus, &[12345; 4]);
+    assert_eq!(words(&*gpu, FillKind::Words, &init, 5), [1717149490, 1013719216, 2431227087, 838963927, 3550480589]);
+    let init = explicit(GeneratorKind::HybridTaus, &[129, 130, 131, 132]);
+    assert_eq!(words(&*gpu, FillKind::Words, &init, 5), [1217370641, 3227414615, 1904114233, 2387917307, 3549388247]);
+    // Published values of other generators, on the GPU.
+    let init = explicit(GeneratorKind::Mrg32k3a, &[12345; 6]);
+    assert_eq!(words(&*gpu, FillKind::Words, &init, 3), [545508589, 1368065410, 1327943761]);
+    let init = explicit(GeneratorKind::Philox4x32x10, &[0; 6]);
+    assert_eq!(words(&*gpu, FillKind::Words, &init, 4), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
 }
 
 #[test]
 fn gpu_streams_match_cpu_bit_for_bit() {
     let Some(gpu) = gpu_or_skip("gpu_streams_match_cpu_bit_for_bit") else { return };
     let host = cpu(2);
-    for (streams, n) in [(1u64, 10_007usize), (3, 100_003), (4096, 1 << 22), (100_000, 1 << 22)] {
-        let init = StreamInit::Seeded { seed: 0xDEAD_BEEF, first: 17, count: streams };
-        for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact)] {
-            let g = words(&*gpu, kind, init, n);
-            let c = words(&*host, kind, init, n);
-            let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
-            assert_eq!(
-                first_diff, None,
-                "{kind:?}, {streams} streams, {n} values: first difference at index {first_diff:?}"
-            );
+    for &generator in GeneratorKind::ALL {
+        for (streams, n) in [(1u64, 10_007usize), (3, 100_003), (4096, 1 << 22), (100_000, 1 << 22)] {
+            let init = StreamInit::Seeded { generator, seed: 0xDEAD_BEEF, first: 17, count: streams };
+            for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact)] {
+                let g = words(&*gpu, kind, &init, n);
+                let c = words(&*host, kind, &init, n);
+                let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
+                assert_eq!(
+                    first_diff, None,
+                    "{generator}, {kind:?}, {streams} streams, {n} values: first difference at index {first_diff:?}"
+                );
+            }
         }
     }
 }
@@ -64,10 +75,10 @@ fn box_muller_f64(z0: u32, z1: u32) -> (f64, f64) {
 #[test]
 fn gpu_fast_normals_within_tolerance() {
     let Some(gpu) = gpu_or_skip("gpu_fast_normals_within_tolerance") else { return };
-    let init = StreamInit::Seeded { seed: 99, first: 0, count: 1 };
+    let init = StreamInit::Seeded { generator: GeneratorKind::HybridTaus, seed: 99, first: 0, count: 1 };
     let n = 1 << 22;
-    let raw = words(&*cpu(2), FillKind::Words, init, n);
-    let fast = words(&*gpu, FillKind::Normals(Mode::Fast), init, n);
+    let raw = words(&*cpu(2), FillKind::Words, &init, n);
+    let fast = words(&*gpu, FillKind::Normals(Mode::Fast), &init, n);
     let (mut max_abs, mut at, mut max_rel_big) = (0.0f64, 0usize, 0.0f64);
     for i in (0..n).step_by(2) {
         let (r0, r1) = box_muller_f64(raw[i], raw[i + 1]);
@@ -90,7 +101,7 @@ fn gpu_fast_normals_within_tolerance() {
 }
 
 fn job(paths: u64, steps: u32, mode: Mode) -> PricingJob {
-    PricingJob { option: AsianBasket::default(), steps, paths, seed: 2024, mode }
+    PricingJob { option: AsianBasket::default(), steps, paths, seed: 2024, mode, ..Default::default() }
 }
 
 #[test]
@@ -98,20 +109,39 @@ fn gpu_exact_prices_match_cpu_for_any_launch_shape() {
     let Some(_) = gpu_or_skip("gpu_exact_prices_match_cpu_for_any_launch_shape") else { return };
     let j = job(100_003, 64, Mode::Exact);
     let steps = j.option.kernel_job(j.steps).steps;
-    let reference = cpu(3).asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();
+    let reference = cpu(3).asian_basket(&steps, j.generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
     assert_eq!(reference.n, j.paths);
     for (block, grid) in
         [(None, None), (Some(32), Some(1)), (Some(64), Some(7)), (Some(512), Some(3)), (Some(96), Some(20_000))]
     {
         let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
         let gpu = gpu_with("gpu_exact_prices_match_cpu_for_any_launch_shape", opts).expect("GPU present above");
-        let m = gpu.asian_basket(&steps, j.seed, 0..j.paths, Mode::Exact).unwrap();
+        let m = gpu.asian_basket(&steps, j.generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
         assert_eq!(m, reference, "block {block:?}, grid {grid:?}");
         // And through the public pricing call, batching included.
         let g = price_asian_basket(&*gpu, &j).unwrap();
         let c = price_asian_basket(&*cpu(2), &j).unwrap();
         assert_eq!(g.price.to_bits(), c.price.to_bits());
         assert_eq!(g.std_error.to_bits(), c.std_error.to_bits());
+    }
+}
+
+/// Every generator feeds the Asian basket on the GPU exactly as on the CPU (exact mode), and
+/// fast mode prices agree with exact ones within the tolerance.
+#[test]
+fn gpu_every_generator_prices_like_the_cpu() {
+    let Some(gpu) = gpu_or_skip("gpu_every_generator_prices_like_the_cpu") else { return };
+    let host = cpu(2);
+    for &generator in GeneratorKind::ALL {
+        let j = PricingJob { steps: 64, paths: 20_011, seed: 5, generator, ..Default::default() };
+        let p = j.option.kernel_job(j.steps).steps;
+        let g = gpu.asian_basket(&p, generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
+        assert_eq!(g, host.asian_basket(&p, generator, j.seed, 0..j.paths, Mode::Exact).unwrap(), "{generator}");
+        let exact = price_asian_basket(&*gpu, &j).unwrap();
+        let fast = price_asian_basket(&*gpu, &PricingJob { mode: Mode::Fast, ..j }).unwrap();
+        let rel = (fast.price - exact.price).abs() / exact.price;
+        eprintln!("{generator}: GPU exact {} ± {}, fast rel diff {rel:.2e}", exact.price, exact.std_error);
+        assert!(rel < FAST_PRICE_REL_TOL, "{generator}: fast vs exact {rel:e}");
     }
 }
 
@@ -142,7 +172,7 @@ fn gpu_small_volatility_prices_agree_across_modes_and_backends() {
     let Some(gpu) = gpu_or_skip("gpu_small_volatility_prices_agree_across_modes_and_backends") else { return };
     for (vol, steps, paths) in [(1e-4, 1000u32, 1u64 << 16), (0.01, 100_000, 1 << 14)] {
         let o = AsianBasket { vol_a: vol, vol_b: vol, rate: 0.0, ..Default::default() };
-        let j = PricingJob { option: o, steps, paths, seed: 7, mode: Mode::Exact };
+        let j = PricingJob { option: o, steps, paths, seed: 7, mode: Mode::Exact, ..Default::default() };
         let exact = price_asian_basket(&*gpu, &j).unwrap();
         let fast = price_asian_basket(&*gpu, &PricingJob { mode: Mode::Fast, ..j }).unwrap();
         let gap = (fast.price - exact.price) / exact.std_error;
@@ -155,8 +185,8 @@ fn gpu_small_volatility_prices_agree_across_modes_and_backends() {
         assert_eq!((exact.check.status, fast.check.status), (CheckStatus::Passed, CheckStatus::Passed));
         if steps <= 1000 {
             let p = o.kernel_job(steps).steps;
-            let g = gpu.asian_basket(&p, 7, 0..paths, Mode::Exact).unwrap();
-            assert_eq!(g, cpu(2).asian_basket(&p, 7, 0..paths, Mode::Exact).unwrap());
+            let g = gpu.asian_basket(&p, j.generator, 7, 0..paths, Mode::Exact).unwrap();
+            assert_eq!(g, cpu(2).asian_basket(&p, j.generator, 7, 0..paths, Mode::Exact).unwrap());
         }
     }
 }

@@ -57,6 +57,7 @@
 use rayon::prelude::*;
 use warpmc::backend::{FillKind, StreamInit};
 use warpmc::generate::generate_words;
+use warpmc::generators::GeneratorKind;
 use warpmc::pricing::Mode;
 use warpmc_kernels::math::{ln_f32, sincos_turn};
 use warpmc_kernels::normal::box_muller;
@@ -88,18 +89,18 @@ fn r_max_f32() -> f64 {
 // ---------------------------------------------------------------------------------------------
 
 fn seeded(seed: u64, streams: u64) -> StreamInit {
-    StreamInit::Seeded { seed, first: 0, count: streams }
+    StreamInit::Seeded { generator: GeneratorKind::HybridTaus, seed, first: 0, count: streams }
 }
 
 /// The library's normals, as `f32`.
-fn library_normals(mode: Mode, init: StreamInit, n: usize) -> Vec<f32> {
+fn library_normals(mode: Mode, init: &StreamInit, n: usize) -> Vec<f32> {
     let words = generate_words(&*cpu(2), FillKind::Normals(mode), init, n).expect("normals");
     assert_eq!(words.len(), n);
     words.into_iter().map(f32::from_bits).collect()
 }
 
 /// The uniform words the same streams produce, in the same layout.
-fn library_words(init: StreamInit, n: usize) -> Vec<u32> {
+fn library_words(init: &StreamInit, n: usize) -> Vec<u32> {
     let words = generate_words(&*cpu(2), FillKind::Words, init, n).expect("words");
     assert_eq!(words.len(), n);
     words
@@ -315,8 +316,8 @@ const SEED_FAST_1024: u64 = 0x5745_4d43_0004;
 /// `box_muller` of the same streams' words (so the controls below transform the same input).
 fn checked_library_normals(mode: Mode, seed: u64, streams: u64) -> Vec<f32> {
     let init = seeded(seed, streams);
-    let x = library_normals(mode, init, N);
-    let words = library_words(init, N);
+    let x = library_normals(mode, &init, N);
+    let words = library_words(&init, N);
     let again = match mode {
         Mode::Exact => transform(&words, box_muller::<Exact>),
         Mode::Fast => transform(&words, box_muller::<Fast>),
@@ -362,7 +363,7 @@ fn library_transforms_pass_the_edge_check() {
 
 /// The uniform words of the exact one-stream data set.
 fn control_words() -> Vec<u32> {
-    library_words(seeded(SEED_EXACT_1, 1), N)
+    library_words(&seeded(SEED_EXACT_1, 1), N)
 }
 
 /// Box-Muller with a caller-supplied `u0`, otherwise the library's exact math.
@@ -444,7 +445,7 @@ fn control_e_identical_streams_are_caught_by_the_lag_4_correlation() {
     // 1024 interleaved streams that all start from stream 0's state: the layout puts the same
     // group of four values in 1024 adjacent slots.
     const STREAMS: usize = 1024;
-    let own = library_words(seeded(SEED_EXACT_1024, 1), N / STREAMS);
+    let own = library_words(&seeded(SEED_EXACT_1024, 1), N / STREAMS);
     let words: Vec<u32> = (0..N)
         .map(|i| {
             let row = i / 4 / STREAMS;

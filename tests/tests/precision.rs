@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use warpmc::pricing::{AsianBasket, Mode, ROUNDING_BOUND};
 use warpmc_kernels::asian::simulate_path;
 use warpmc_kernels::normal::{BoxMuller, NormalPairs};
+use warpmc_kernels::rng::HybridTaus;
 use warpmc_kernels::rng::streams::hybrid_taus_stream;
 use warpmc_kernels::{Exact, Fast, MathMode};
 
@@ -58,7 +59,7 @@ fn compare<M: MathMode>(o: &AsianBasket, steps: u32, paths: u64, seed: u64) -> C
     let rows: Vec<[f64; 4]> = (0..paths)
         .into_par_iter()
         .map(|k| {
-            let (payoff, unfloored) = simulate_path::<M>(&p, seed, k);
+            let (payoff, unfloored) = simulate_path::<HybridTaus, M>(&p, seed, k);
             let (ref_payoff, ref_unfloored) = reference_path::<M>(o, steps, seed, k);
             [payoff * scale, ref_payoff, unfloored * scale, ref_unfloored]
         })

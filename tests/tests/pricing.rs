@@ -2,27 +2,28 @@
 //! clear errors.
 
 use warpmc::Error;
+use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{
     AsianBasket, CHECK_Z_MAX, CheckStatus, Mode, PricingJob, price_asian_basket, unfloored_expectation,
 };
 use warpmc_kernels::Exact;
 use warpmc_kernels::asian::{path, simulate_path};
 use warpmc_kernels::normal::{BoxMuller, box_muller};
-use warpmc_kernels::rng::Uniform32;
 use warpmc_kernels::rng::streams::hybrid_taus_stream;
+use warpmc_kernels::rng::{HybridTaus, Uniform32};
 use warpmc_tests::cpu;
 
 fn job(option: AsianBasket, paths: u64, steps: u32, seed: u64, mode: Mode) -> PricingJob {
-    PricingJob { option, steps, paths, seed, mode }
+    PricingJob { option, steps, paths, seed, mode, ..Default::default() }
 }
 
 #[test]
 fn thread_count_does_not_change_the_price() {
     let j = job(AsianBasket::default(), 20_011, 64, 5, Mode::Exact);
     let p = j.option.kernel_job(j.steps).steps;
-    let one = cpu(1).asian_basket(&p, j.seed, 0..j.paths, Mode::Exact).unwrap();
+    let one = cpu(1).asian_basket(&p, j.generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
     for threads in [2, 7] {
-        let m = cpu(threads).asian_basket(&p, j.seed, 0..j.paths, Mode::Exact).unwrap();
+        let m = cpu(threads).asian_basket(&p, j.generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
         assert_eq!(m, one, "{threads} threads");
     }
     let a = price_asian_basket(&*cpu(1), &j).unwrap();
@@ -35,8 +36,8 @@ fn thread_count_does_not_change_the_price() {
 fn fast_mode_is_also_independent_of_thread_count_on_the_cpu() {
     let j = job(AsianBasket::default(), 5_003, 32, 6, Mode::Fast);
     let p = j.option.kernel_job(j.steps).steps;
-    let a = cpu(1).asian_basket(&p, j.seed, 0..j.paths, Mode::Fast).unwrap();
-    let b = cpu(7).asian_basket(&p, j.seed, 0..j.paths, Mode::Fast).unwrap();
+    let a = cpu(1).asian_basket(&p, j.generator, j.seed, 0..j.paths, Mode::Fast).unwrap();
+    let b = cpu(7).asian_basket(&p, j.generator, j.seed, 0..j.paths, Mode::Fast).unwrap();
     assert_eq!(a, b);
 }
 
@@ -44,9 +45,9 @@ fn fast_mode_is_also_independent_of_thread_count_on_the_cpu() {
 fn splitting_the_path_range_does_not_change_the_sums() {
     let p = AsianBasket::default().kernel_job(16).steps;
     let exec = cpu(2);
-    let whole = exec.asian_basket(&p, 9, 0..10_000, Mode::Exact).unwrap();
-    let mut parts = exec.asian_basket(&p, 9, 0..3_333, Mode::Exact).unwrap();
-    parts.merge(&exec.asian_basket(&p, 9, 3_333..10_000, Mode::Exact).unwrap());
+    let whole = exec.asian_basket(&p, GeneratorKind::default(), 9, 0..10_000, Mode::Exact).unwrap();
+    let mut parts = exec.asian_basket(&p, GeneratorKind::default(), 9, 0..3_333, Mode::Exact).unwrap();
+    parts.merge(&exec.asian_basket(&p, GeneratorKind::default(), 9, 3_333..10_000, Mode::Exact).unwrap());
     assert_eq!(parts, whole);
 }
 
@@ -71,7 +72,7 @@ fn path_matches_an_f64_reimplementation() {
     let (p, scale) = (kernel.steps, kernel.unit);
     let dt = o.maturity / n as f64;
     for k in 0..200u64 {
-        let (payoff, unfloored) = simulate_path::<Exact>(&p, 77, k);
+        let (payoff, unfloored) = simulate_path::<HybridTaus, Exact>(&p, 77, k);
         let mut rng = hybrid_taus_stream(77, k);
         let (mut a, mut b, mut sum, mut s) = (o.spot_a, o.spot_b, 0.0, 0.0);
         for _ in 0..n {
@@ -91,7 +92,7 @@ fn path_matches_an_f64_reimplementation() {
     }
     // The path function over a generic source is what `simulate_path` runs.
     let mut src = BoxMuller::<_, Exact>::new(hybrid_taus_stream(77, 3));
-    assert_eq!(path::<_, Exact>(&p, &mut src), simulate_path::<Exact>(&p, 77, 3));
+    assert_eq!(path::<_, Exact>(&p, &mut src), simulate_path::<HybridTaus, Exact>(&p, 77, 3));
 }
 
 /// The unfloored value `mean - final` has a closed form (Margrabe at each date); the Monte Carlo

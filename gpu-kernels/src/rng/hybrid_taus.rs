@@ -24,7 +24,7 @@
 //! assert_eq!(g.next_u32(), 1717149490);
 //! ```
 
-use super::Uniform32;
+use super::{Generator, InvalidState, Uniform32};
 
 /// Smallest valid value of each Tausworthe component (z1, z2, z3).
 pub const MIN_STATE: [u32; 3] = [2, 8, 16];
@@ -35,35 +35,6 @@ pub const MIN_STATE: [u32; 3] = [2, 8, 16];
 pub struct HybridTaus {
     pub z: [u32; 4],
 }
-
-/// A state that would make a Tausworthe component constant zero.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InvalidState {
-    /// 1, 2 or 3: which component.
-    pub component: u8,
-    /// The rejected value.
-    pub value: u32,
-    /// The smallest valid value of that component.
-    pub min: u32,
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl core::fmt::Display for InvalidState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "hybrid Tausworthe state component z{} = {} is invalid: it must be >= {} \
-             (the generator discards its low {} bit(s), and a component left at zero stays zero)",
-            self.component,
-            self.value,
-            self.min,
-            self.min.trailing_zeros()
-        )
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl std::error::Error for InvalidState {}
 
 #[inline(always)]
 fn taus_step<const S1: u32, const S2: u32, const S3: u32, const M: u32>(z: u32) -> u32 {
@@ -90,9 +61,14 @@ impl HybridTaus {
     }
 
     fn check(z: [u32; 4]) -> Result<(), InvalidState> {
+        const RULES: [&str; 3] = [
+            "z1 must be >= 2 (the generator discards its low 1 bit, and a component left at zero stays zero)",
+            "z2 must be >= 8 (the generator discards its low 3 bits, and a component left at zero stays zero)",
+            "z3 must be >= 16 (the generator discards its low 4 bits, and a component left at zero stays zero)",
+        ];
         for i in 0..3 {
             if z[i] < MIN_STATE[i] {
-                return Err(InvalidState { component: i as u8 + 1, value: z[i], min: MIN_STATE[i] });
+                return Err(InvalidState { generator: Self::NAME, word: Some(i as u8), value: z[i], rule: RULES[i] });
             }
         }
         Ok(())
@@ -119,6 +95,29 @@ impl Uniform32 for HybridTaus {
     #[inline(always)]
     fn next_u32(&mut self) -> u32 {
         self.step()
+    }
+}
+
+// SAFETY: #[repr(C)] with one field, [u32; 4].
+unsafe impl Generator for HybridTaus {
+    const NAME: &'static str = "hybrid-taus";
+    const RAW_STATE: &'static str = "z1,z2,z3,z4";
+    const RAW_STATE_WORDS: usize = 4;
+
+    /// Philox-derived starting points (see [`super::streams`]).
+    #[inline(always)]
+    fn stream(seed: u64, stream: u64) -> Self {
+        super::streams::hybrid_taus_stream(seed, stream)
+    }
+
+    fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
+        let z: [u32; 4] = words.try_into().map_err(|_| InvalidState {
+            generator: Self::NAME,
+            word: None,
+            value: 0,
+            rule: "it has exactly four words, z1,z2,z3,z4",
+        })?;
+        Self::from_state(z)
     }
 }
 
@@ -196,10 +195,14 @@ mod tests {
 
     #[test]
     fn rejects_dead_components() {
-        assert_eq!(HybridTaus::from_state([1, 8, 16, 0]), Err(InvalidState { component: 1, value: 1, min: 2 }));
-        assert_eq!(HybridTaus::from_state([2, 7, 16, 0]), Err(InvalidState { component: 2, value: 7, min: 8 }));
-        assert_eq!(HybridTaus::from_state([2, 8, 15, 0]), Err(InvalidState { component: 3, value: 15, min: 16 }));
+        for (z, word, value) in [([1, 8, 16, 0], 0, 1), ([2, 7, 16, 0], 1, 7), ([2, 8, 15, 0], 2, 15)] {
+            let e = HybridTaus::from_state(z).unwrap_err();
+            assert_eq!((e.word, e.value), (Some(word), value));
+            assert!(e.rule.starts_with(["z1 must be >= 2", "z2 must be >= 8", "z3 must be >= 16"][word as usize]));
+        }
         assert!(HybridTaus::from_state([2, 8, 16, 0]).is_ok());
+        assert!(HybridTaus::from_raw_state(&[2, 8, 16]).is_err());
+        assert_eq!(HybridTaus::from_raw_state(&[2, 8, 16, 5]), HybridTaus::from_state([2, 8, 16, 5]));
     }
 
     /// The validity rule is exact: a state just below each minimum is stuck at zero.

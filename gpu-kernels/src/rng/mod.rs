@@ -1,18 +1,121 @@
-//! Uniform 32-bit generators and the rules that give each path its own stream.
+//! Uniform 32-bit generators behind one interface, and the rules that give each path its own
+//! stream.
 //!
-//! - [`HybridTaus`]: GPU Gems 3 ch. 37's hybrid generator (taus88 XOR a 32-bit LCG).
-//! - [`philox`]: Philox4x32-10 (Salmon et al., SC11), a counter-based bijection, used here to
-//!   derive independent per-path states from `(seed, stream)`.
-//! - [`streams`]: the documented derivation rule.
+//! A generator is a `#[repr(C)]`, `Copy` state with a step ([`Uniform32::next_u32`]), a seeding
+//! rule from `(seed, stream)` ([`Generator::stream`]), a raw-state constructor that rejects
+//! invalid states ([`Generator::from_raw_state`]) and, where the algebra allows, a jump
+//! ([`Skip::skip`]). Every consumer (fills, transforms, path simulations) is generic over
+//! [`Generator`], so it is monomorphised per generator: no dispatch in a hot loop.
+//!
+//! **Adding a generator** is one new file here with its type, and one line in
+//! [`for_each_generator!`]: the GPU entry points (`gpu.rs`), the host's `--generator` names, the
+//! CPU executor, the parity tests and the benchmark all iterate over that list.
+//!
+//! - [`philox`]: Philox4x32-10 (Salmon et al., SC11), also the derivation of per-stream states
+//!   for generators without a jump ([`streams`]).
 
+pub mod adder;
 pub mod hybrid_taus;
+pub mod kiss;
+pub mod lcg32;
+pub mod lfsr113;
+pub mod mrg32k3a;
+pub mod park_miller;
 pub mod philox;
+pub mod philox4x32_10;
 pub mod streams;
+pub mod taus88;
 
-pub use hybrid_taus::{HybridTaus, InvalidState};
+pub use adder::Adder;
+pub use hybrid_taus::HybridTaus;
+pub use kiss::Kiss;
+pub use lcg32::Lcg32;
+pub use lfsr113::Lfsr113;
+pub use mrg32k3a::Mrg32k3a;
+pub use park_miller::ParkMiller;
+pub use philox4x32_10::Philox4x32x10;
+pub use taus88::Taus88;
 
 /// A generator of uniformly distributed 32-bit words.
 pub trait Uniform32 {
     /// The next word of the stream.
     fn next_u32(&mut self) -> u32;
+}
+
+/// A uniform generator as warpmc composes it.
+///
+/// # Safety
+/// Implementors are `#[repr(C)]` structs whose fields are all `u32` or arrays of `u32`: a state
+/// is `size_of::<Self>() / 4` words without padding, and the host copies states between CPU and
+/// GPU memory as words.
+pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
+    /// The name users type (`--generator`), in kebab case.
+    const NAME: &'static str;
+    /// The raw state words of `--state`, named in the definition's order (`"z1,z2,z3,z4"`).
+    const RAW_STATE: &'static str;
+    /// How many raw state words there are.
+    const RAW_STATE_WORDS: usize;
+
+    /// The state of stream `stream` of `seed`. Each generator documents its rule and what it
+    /// guarantees about overlap between streams.
+    fn stream(seed: u64, stream: u64) -> Self;
+
+    /// A generator from `RAW_STATE_WORDS` raw words in the definition's order. A state the
+    /// generator cannot run from (all zero, below a component's minimum, at or above a
+    /// modulus) is an error naming the constraint; it is never adjusted.
+    fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState>;
+}
+
+/// Jump-ahead in `O(log n)`, for the generators whose algebra allows it.
+pub trait Skip: Generator {
+    /// Advance by `n` outputs: the same state as `n` calls of `next_u32`.
+    fn skip(&mut self, n: u64);
+}
+
+/// A raw state a generator cannot run from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidState {
+    /// The generator's name.
+    pub generator: &'static str,
+    /// The offending raw word (0-based), or `None` for a rule about the whole state.
+    pub word: Option<u8>,
+    /// The offending value (0 for a rule about the whole state).
+    pub value: u32,
+    /// The constraint, in words ("z1 must be >= 2: ...").
+    pub rule: &'static str,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl core::fmt::Display for InvalidState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.word {
+            Some(i) => write!(f, "{} state word {} = {} is invalid: {}", self.generator, i + 1, self.value, self.rule),
+            None => write!(f, "{} state is invalid: {}", self.generator, self.rule),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl std::error::Error for InvalidState {}
+
+/// The list of generators: `callback! { [ARGS] (Type, module_name), ... }`, each `Type` a
+/// [`Generator`] in `crate::rng` and `module_name` its file (which also names its GPU kernels,
+/// `fill_u32__<module_name>` and so on); `ARGS` are the tokens given after the callback's name,
+/// passed through. One line per generator; everything else follows.
+#[macro_export]
+macro_rules! for_each_generator {
+    ($callback:ident $(, $($args:tt)*)?) => {
+        $callback! {
+            [$($($args)*)?]
+            (HybridTaus, hybrid_taus),
+            (Lcg32, lcg32),
+            (ParkMiller, park_miller),
+            (Adder, adder),
+            (Mrg32k3a, mrg32k3a),
+            (Philox4x32x10, philox4x32_10),
+            (Kiss, kiss),
+            (Taus88, taus88),
+            (Lfsr113, lfsr113),
+        }
+    };
 }

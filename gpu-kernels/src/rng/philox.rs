@@ -10,11 +10,7 @@ const M1: u32 = 0xCD9E_8D57;
 const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
-#[inline(always)]
-fn mulhilo(a: u32, b: u32) -> (u32, u32) {
-    let p = (a as u64) * (b as u64);
-    ((p >> 32) as u32, p as u32)
-}
+use crate::platform::mul_hi_lo_u32 as mulhilo;
 
 /// Philox4x32 with ten rounds.
 #[inline(always)]

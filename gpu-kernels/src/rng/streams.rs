@@ -1,8 +1,10 @@
-//! How a `(seed, stream)` pair becomes a generator state.
+//! How a `(seed, stream)` pair becomes a generator state, for generators without a jump.
 //!
 //! Every Monte Carlo path `k` of a job with seed `s` draws from stream `k`; `warpmc generate
 //! --stream k` prints the same stream. The state of stream `k` is a pure function of `(s, k)`,
 //! so results do not depend on how paths are spread over GPU threads, blocks or CPU threads.
+//! Generators with a jump-ahead space their streams by it (each documents its spacing); the
+//! others take pseudo-random, reproducible starting points from Philox ([`philox_derived`]).
 //!
 //! **Rule (hybrid Tausworthe).** Let `key = (s mod 2^32, s >> 32)`. For `j = 0, 1, 2, ...`
 //! compute `w = Philox4x32-10(counter = (k mod 2^32, k >> 32, j, 0x4854_4155), key)` and take the
@@ -22,18 +24,26 @@ use super::{HybridTaus, philox::philox4x32_10};
 /// Counter word 3 for hybrid Tausworthe streams ("HTAU").
 pub const HYBRID_TAUS_TAG: u32 = 0x4854_4155;
 
-/// The state of stream `stream` of `seed` (see the module docs for the rule).
+/// The first of `Philox4x32-10(counter = (stream mod 2^32, stream >> 32, j, tag), key = (seed
+/// mod 2^32, seed >> 32))`, `j = 0, 1, 2, ...`, that `valid` accepts. `tag` is a per-generator
+/// constant, so generators using this rule never share starting points.
 #[inline(always)]
-pub fn hybrid_taus_stream(seed: u64, stream: u64) -> HybridTaus {
+pub fn philox_derived(seed: u64, stream: u64, tag: u32, valid: impl Fn([u32; 4]) -> bool) -> [u32; 4] {
     let key = [seed as u32, (seed >> 32) as u32];
     let mut j = 0u32;
     loop {
-        let w = philox4x32_10([stream as u32, (stream >> 32) as u32, j, HYBRID_TAUS_TAG], key);
-        if HybridTaus::is_valid(w) {
-            return HybridTaus::from_valid_state(w);
+        let w = philox4x32_10([stream as u32, (stream >> 32) as u32, j, tag], key);
+        if valid(w) {
+            return w;
         }
         j = j.wrapping_add(1);
     }
+}
+
+/// The state of stream `stream` of `seed` (see the module docs for the rule).
+#[inline(always)]
+pub fn hybrid_taus_stream(seed: u64, stream: u64) -> HybridTaus {
+    HybridTaus::from_valid_state(philox_derived(seed, stream, HYBRID_TAUS_TAG, HybridTaus::is_valid))
 }
 
 #[cfg(test)]

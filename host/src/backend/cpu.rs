@@ -10,11 +10,11 @@ use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
-use warpmc_kernels::rng::HybridTaus;
-use warpmc_kernels::rng::streams::hybrid_taus_stream;
-use warpmc_kernels::{Exact, Fast, MathMode};
+use warpmc_kernels::rng::Generator;
+use warpmc_kernels::{Exact, Fast};
 
 use super::{Executor, FillKind, Filler, StreamInit};
+use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
 
@@ -88,11 +88,18 @@ impl Executor for CpuExecutor {
         ((self.threads() as u64) << 26) / steps.max(1) as u64
     }
 
-    fn asian_basket(&self, p: &AsianBasketSteps, seed: u64, paths: Range<u64>, mode: Mode) -> Result<PairMoments> {
-        Ok(match mode {
-            Mode::Exact => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<Exact>(p, seed, a, b, 1, acc)),
-            Mode::Fast => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<Fast>(p, seed, a, b, 1, acc)),
-        })
+    fn asian_basket(
+        &self,
+        p: &AsianBasketSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        Ok(with_generator!(generator, G => match mode {
+            Mode::Exact => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<G, Exact>(p, seed, a, b, 1, acc)),
+            Mode::Fast => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<G, Fast>(p, seed, a, b, 1, acc)),
+        }))
     }
 
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
@@ -101,30 +108,27 @@ impl Executor for CpuExecutor {
         Ok(self.sum_chunks(paths, |a, b, acc| accumulate_constant_paths::<Fast>(p, x0, dx, a, b, 1, acc)))
     }
 
-    fn filler(&self, kind: FillKind, init: StreamInit) -> Result<Box<dyn Filler + '_>> {
-        let states = match init {
-            StreamInit::Explicit(s) => vec![s],
-            StreamInit::Seeded { seed, first, count } => {
-                self.pool.install(|| (0..count).into_par_iter().map(|k| hybrid_taus_stream(seed, first + k)).collect())
-            }
-        };
-        Ok(Box::new(CpuFiller { exec: self, kind, states }))
+    fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
+        with_generator!(init.generator(), G => {
+            let states = self.pool.install(|| init.states::<G>())?;
+            Ok(Box::new(CpuFiller::<G> { exec: self, kind, states }) as Box<dyn Filler + '_>)
+        })
     }
 }
 
-struct CpuFiller<'a> {
+struct CpuFiller<'a, G> {
     exec: &'a CpuExecutor,
     kind: FillKind,
-    states: Vec<HybridTaus>,
+    states: Vec<G>,
 }
 
 /// A stream's groups with their first output index and valid length.
 type StreamGroups<T> = Vec<(usize, [T; GROUP], usize)>;
 
 /// One block on the CPU: each stream's groups are produced in parallel, then interleaved.
-fn fill_block<K: Group>(
+fn fill_block<K: Group, G: Generator>(
     pool: &rayon::ThreadPool,
-    states: &mut [HybridTaus],
+    states: &mut [G],
     out: &mut [u32],
     to_word: fn(K::Item) -> u32,
 ) {
@@ -149,18 +153,15 @@ fn fill_block<K: Group>(
     }
 }
 
-fn mode_normals<M: MathMode>(pool: &rayon::ThreadPool, states: &mut [HybridTaus], out: &mut [u32]) {
-    fill_block::<Normals<M>>(pool, states, out, f32::to_bits);
-}
-
-impl Filler for CpuFiller<'_> {
+impl<G: Generator> Filler for CpuFiller<'_, G> {
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
         let pool = &self.exec.pool;
+        let states = &mut self.states;
         match self.kind {
-            FillKind::Words => fill_block::<Words>(pool, &mut self.states, out, |w| w),
-            FillKind::Uniforms => fill_block::<Uniforms>(pool, &mut self.states, out, f32::to_bits),
-            FillKind::Normals(Mode::Exact) => mode_normals::<Exact>(pool, &mut self.states, out),
-            FillKind::Normals(Mode::Fast) => mode_normals::<Fast>(pool, &mut self.states, out),
+            FillKind::Words => fill_block::<Words, G>(pool, states, out, |w| w),
+            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, out, f32::to_bits),
+            FillKind::Normals(Mode::Exact) => fill_block::<Normals<Exact>, G>(pool, states, out, f32::to_bits),
+            FillKind::Normals(Mode::Fast) => fill_block::<Normals<Fast>, G>(pool, states, out, f32::to_bits),
         }
         Ok(())
     }

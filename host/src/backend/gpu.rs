@@ -16,7 +16,8 @@ use cudarc::driver::{
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
 
-use super::{BackendOptions, Executor, FillKind, Filler, StreamInit};
+use super::{BackendOptions, Executor, FillKind, Filler, StreamInit, state_words};
+use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
 
@@ -34,26 +35,65 @@ fn gpu_err(what: &str) -> impl FnOnce(DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e:?}"))
 }
 
-struct Kernels {
+/// The entry points of one generator (`gpu-kernels/src/gpu.rs`, `generator_kernels!`).
+struct GeneratorKernels {
     asian_exact: CudaFunction,
     asian_fast: CudaFunction,
-    asian_constant: CudaFunction,
     init: CudaFunction,
     fill_u32: CudaFunction,
     fill_uniform: CudaFunction,
     fill_normal_exact: CudaFunction,
     fill_normal_fast: CudaFunction,
+    /// Words per state (`size_of` the generator's state / 4).
+    state_words: usize,
+}
+
+impl GeneratorKernels {
+    fn load(module: &Arc<CudaModule>, g: GeneratorKind) -> Result<Self> {
+        let f = |kernel: &str| {
+            let name = format!("{kernel}__{}", g.kernel_suffix());
+            module.load_function(&name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))
+        };
+        Ok(Self {
+            asian_exact: f("asian_basket_exact")?,
+            asian_fast: f("asian_basket_fast")?,
+            init: f("init")?,
+            fill_u32: f("fill_u32")?,
+            fill_uniform: f("fill_uniform")?,
+            fill_normal_exact: f("fill_normal_exact")?,
+            fill_normal_fast: f("fill_normal_fast")?,
+            state_words: with_generator!(g, G => size_of::<G>() / 4),
+        })
+    }
+
+    fn all(&self) -> [&CudaFunction; 7] {
+        [
+            &self.asian_exact,
+            &self.asian_fast,
+            &self.init,
+            &self.fill_u32,
+            &self.fill_uniform,
+            &self.fill_normal_exact,
+            &self.fill_normal_fast,
+        ]
+    }
 }
 
 pub struct GpuExecutor {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
-    k: Kernels,
+    /// One entry per generator, in `GeneratorKind::ALL`'s order.
+    generators: Vec<GeneratorKernels>,
+    asian_constant: CudaFunction,
     name: String,
     sms: u32,
     block: u32,
     grid: Option<u32>,
+    /// Wall time of loading the kernel module, milliseconds.
+    module_load_ms: f64,
+    /// What was loaded: machine code or PTX.
+    module_kind: &'static str,
 }
 
 impl GpuExecutor {
@@ -77,37 +117,38 @@ impl GpuExecutor {
         let sms = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(gpu_err("multiprocessor count"))? as u32;
-        // Developers can load another build of the module (`WARPMC_PTX=path`), e.g. to compare
-        // variants of a kernel on a GPU machine without rebuilding the host.
-        let ptx = match std::env::var_os("WARPMC_PTX") {
-            Some(path) => std::fs::read_to_string(&path)
-                .map_err(|e| Error::Gpu(format!("WARPMC_PTX={}: {e}", path.to_string_lossy())))?,
-            None => crate::PTX.to_string(),
+        // Machine code assembled at build time where it fits the device (loads in
+        // milliseconds), otherwise the PTX, which the driver compiles for the device here
+        // (seconds for dozens of kernels; the driver caches it between runs where its JIT cache
+        // is enabled). Developers can load another build of the PTX (`WARPMC_PTX=path`), e.g. to
+        // compare variants of a kernel on a GPU machine without rebuilding the host.
+        let cc = |a| ctx.attribute(a).map_err(gpu_err("compute capability"));
+        let capability = (
+            cc(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            cc(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        let (image, module_kind) = match std::env::var_os("WARPMC_PTX") {
+            Some(path) => {
+                let src = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::Gpu(format!("WARPMC_PTX={}: {e}", path.to_string_lossy())))?;
+                (cudarc::nvrtc::Ptx::from_src(src), "PTX from WARPMC_PTX, JIT-compiled")
+            }
+            None if capability == (9, 0) && !crate::CUBIN_SM90.is_empty() => {
+                (cudarc::nvrtc::Ptx::from_binary(crate::CUBIN_SM90.to_vec()), "sm_90 machine code built with the crate")
+            }
+            None => (cudarc::nvrtc::Ptx::from_src(crate::PTX), "PTX, JIT-compiled by the driver"),
         };
-        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).map_err(gpu_err("loading the PTX module"))?;
-        let f = |n: &str| module.load_function(n).map_err(|e| Error::Gpu(format!("kernel {n}: {e:?}")));
-        let k = Kernels {
-            asian_exact: f("asian_basket_exact")?,
-            asian_fast: f("asian_basket_fast")?,
-            asian_constant: f("asian_basket_constant_fast")?,
-            init: f("hybrid_taus_init")?,
-            fill_u32: f("fill_u32")?,
-            fill_uniform: f("fill_uniform")?,
-            fill_normal_exact: f("fill_normal_exact")?,
-            fill_normal_fast: f("fill_normal_fast")?,
-        };
+        let load_start = std::time::Instant::now();
+        let module = ctx.load_module(image).map_err(gpu_err("loading the kernel module"))?;
+        let module_load_ms = load_start.elapsed().as_secs_f64() * 1e3;
+        let asian_constant = module
+            .load_function("asian_basket_constant_fast")
+            .map_err(|e| Error::Gpu(format!("kernel asian_basket_constant_fast: {e:?}")))?;
+        let generators =
+            GeneratorKind::ALL.iter().map(|&g| GeneratorKernels::load(&module, g)).collect::<Result<Vec<_>>>()?;
         // The largest block every kernel can launch with (registers per thread bound it).
         let mut max_block = 1024;
-        for f in [
-            &k.asian_exact,
-            &k.asian_fast,
-            &k.asian_constant,
-            &k.init,
-            &k.fill_u32,
-            &k.fill_uniform,
-            &k.fill_normal_exact,
-            &k.fill_normal_fast,
-        ] {
+        for f in generators.iter().flat_map(GeneratorKernels::all).chain([&asian_constant]) {
             let m = f
                 .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
                 .map_err(gpu_err("kernel attributes"))?;
@@ -121,7 +162,19 @@ impl GpuExecutor {
             ));
         }
         let stream = ctx.default_stream();
-        Ok(Self { ctx, stream, _module: module, k, name, sms, block, grid: opts.gpu_grid })
+        Ok(Self {
+            ctx,
+            stream,
+            _module: module,
+            generators,
+            asian_constant,
+            name,
+            sms,
+            block,
+            grid: opts.gpu_grid,
+            module_load_ms,
+            module_kind,
+        })
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
@@ -138,6 +191,16 @@ impl GpuExecutor {
 
     pub fn multiprocessors(&self) -> u32 {
         self.sms
+    }
+
+    /// Wall time of loading the kernel module when the backend opened, in ms.
+    pub fn module_load_ms(&self) -> f64 {
+        self.module_load_ms
+    }
+
+    /// What was loaded: machine code built with the crate, or PTX compiled by the driver.
+    pub fn module_kind(&self) -> &'static str {
+        self.module_kind
     }
 
     /// Grid for `work` independent items of `f`: the override, or enough resident blocks to fill
@@ -181,53 +244,88 @@ impl GpuExecutor {
         Ok(total)
     }
 
-    fn asian_function(&self, mode: Mode) -> &CudaFunction {
+    fn kernels(&self, g: GeneratorKind) -> &GeneratorKernels {
+        let i = GeneratorKind::ALL.iter().position(|&x| x == g).expect("every generator is in ALL");
+        &self.generators[i]
+    }
+
+    fn asian_function(&self, g: GeneratorKind, mode: Mode) -> &CudaFunction {
+        let k = self.kernels(g);
         match mode {
-            Mode::Exact => &self.k.asian_exact,
-            Mode::Fast => &self.k.asian_fast,
+            Mode::Exact => &k.asian_exact,
+            Mode::Fast => &k.asian_fast,
         }
     }
 
-    fn fill_function(&self, kind: FillKind) -> &CudaFunction {
+    fn fill_function(&self, g: GeneratorKind, kind: FillKind) -> &CudaFunction {
+        let k = self.kernels(g);
         match kind {
-            FillKind::Words => &self.k.fill_u32,
-            FillKind::Uniforms => &self.k.fill_uniform,
-            FillKind::Normals(Mode::Exact) => &self.k.fill_normal_exact,
-            FillKind::Normals(Mode::Fast) => &self.k.fill_normal_fast,
+            FillKind::Words => &k.fill_u32,
+            FillKind::Uniforms => &k.fill_uniform,
+            FillKind::Normals(Mode::Exact) => &k.fill_normal_exact,
+            FillKind::Normals(Mode::Fast) => &k.fill_normal_fast,
         }
     }
 
-    /// Device states for `init` (4 words per stream).
-    pub fn init_states(&self, init: StreamInit) -> Result<CudaSlice<u32>> {
+    /// Device states for `init`: computed by the generator's `init` kernel for seeded streams,
+    /// copied from the host for a raw state.
+    pub fn init_states(&self, init: &StreamInit) -> Result<CudaSlice<u32>> {
+        let k = self.kernels(init.generator());
         match init {
-            StreamInit::Explicit(s) => self.stream.clone_htod(&s.z).map_err(gpu_err("copy state")),
-            StreamInit::Seeded { seed, first, count } => {
-                let mut states = self.stream.alloc_zeros::<u32>(4 * count as usize).map_err(gpu_err("alloc states"))?;
-                let grid = self.grid_for(&self.k.init, count)?;
-                let mut b = self.stream.launch_builder(&self.k.init);
-                b.arg(&mut states).arg(&seed).arg(&first).arg(&count);
-                // SAFETY: `states` holds 4 words per stream.
-                unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("stream init launch"))?;
+            StreamInit::Explicit { generator, .. } => with_generator!(*generator, G => {
+                let states = init.states::<G>()?;
+                self.stream.clone_htod(state_words(&states)).map_err(gpu_err("copy state"))
+            }),
+            &StreamInit::Seeded { generator, seed, first, count } => {
+                let words = k.state_words * count as usize;
+                let mut states = self.stream.alloc_zeros::<u32>(words).map_err(gpu_err("alloc states"))?;
+                self.launch_init(generator, &mut states, seed, first, count)?;
                 Ok(states)
             }
         }
     }
 
-    /// Launch one fill block of `len` values into `out` from `states` (`streams` of them).
+    /// Compute streams `first .. first + count` of `seed` of generator `g` into `states`.
+    pub fn launch_init(
+        &self,
+        g: GeneratorKind,
+        states: &mut CudaSlice<u32>,
+        seed: u64,
+        first: u64,
+        count: u64,
+    ) -> Result<()> {
+        let k = self.kernels(g);
+        assert!(states.len() as u64 >= k.state_words as u64 * count);
+        let grid = self.grid_for(&k.init, count)?;
+        let mut b = self.stream.launch_builder(&k.init);
+        b.arg(states).arg(&seed).arg(&first).arg(&count);
+        // SAFETY: `states` holds `count` states of this generator (asserted).
+        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("stream init launch"))?;
+        Ok(())
+    }
+
+    /// Words per state of generator `g` on the device.
+    pub fn state_words(&self, g: GeneratorKind) -> usize {
+        self.kernels(g).state_words
+    }
+
+    /// Launch one fill block of `len` values into `out` from `states` (`streams` states of
+    /// generator `g`).
     pub fn launch_fill(
         &self,
+        g: GeneratorKind,
         kind: FillKind,
         out: &mut CudaSlice<u32>,
         len: u64,
         states: &mut CudaSlice<u32>,
         streams: u64,
     ) -> Result<()> {
-        assert!(out.len() as u64 >= len && states.len() as u64 >= 4 * streams);
-        let f = self.fill_function(kind);
+        assert!(out.len() as u64 >= len && states.len() as u64 >= (self.kernels(g).state_words as u64) * streams);
+        let f = self.fill_function(g, kind);
         let grid = self.grid_for(f, streams)?;
         let mut b = self.stream.launch_builder(f);
         b.arg(out).arg(&len).arg(states).arg(&streams);
-        // SAFETY: `out` holds at least `len` values and `states` 4 words per stream (asserted).
+        // SAFETY: `out` holds at least `len` values and `states` `streams` states (asserted).
         unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("fill launch"))?;
         Ok(())
     }
@@ -241,11 +339,19 @@ impl GpuExecutor {
         Ok(start.elapsed_ms(&end).map_err(gpu_err("elapsed"))? as f64)
     }
 
-    /// Time of the Asian kernel alone (no copy back), for the benchmark.
-    pub fn time_asian(&self, p: &AsianBasketSteps, seed: u64, paths: u64, mode: Option<Mode>) -> Result<f64> {
+    /// Time of the Asian kernel alone (no copy back), for the benchmark: generator `g` in
+    /// `mode`, or the constant-RNG baseline when `mode` is `None`.
+    pub fn time_asian(
+        &self,
+        p: &AsianBasketSteps,
+        g: GeneratorKind,
+        seed: u64,
+        paths: u64,
+        mode: Option<Mode>,
+    ) -> Result<f64> {
         let f = match mode {
-            Some(m) => self.asian_function(m),
-            None => &self.k.asian_constant,
+            Some(m) => self.asian_function(g, m),
+            None => &self.asian_constant,
         };
         let grid = self.grid_for(f, paths)?;
         let warps = grid as usize * self.block as usize / 32;
@@ -283,27 +389,40 @@ impl Executor for GpuExecutor {
         format!("{} ({} SMs)", self.name, self.sms)
     }
 
+    fn module_note(&self) -> Option<String> {
+        Some(format!("kernels: {}, loaded in {:.0} ms", self.module_kind, self.module_load_ms))
+    }
+
     fn batch_paths(&self, steps: u32) -> u64 {
         // About 2^34 steps per launch: a few hundred milliseconds on an H100.
         ((1u64 << 34) / steps.max(1) as u64).max(1 << 16)
     }
 
-    fn asian_basket(&self, p: &AsianBasketSteps, seed: u64, paths: Range<u64>, mode: Mode) -> Result<PairMoments> {
-        self.asian(self.asian_function(mode), p, AsianTail::Seed(seed), paths)
+    fn asian_basket(
+        &self,
+        p: &AsianBasketSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.asian(self.asian_function(generator, mode), p, AsianTail::Seed(seed), paths)
     }
 
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
-        self.asian(&self.k.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths)
+        self.asian(&self.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths)
     }
 
-    fn filler(&self, kind: FillKind, init: StreamInit) -> Result<Box<dyn Filler + '_>> {
+    fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
         let states = self.init_states(init)?;
-        Ok(Box::new(GpuFiller { exec: self, kind, streams: init.streams(), states, out: None }))
+        let generator = init.generator();
+        Ok(Box::new(GpuFiller { exec: self, generator, kind, streams: init.streams(), states, out: None }))
     }
 }
 
 struct GpuFiller<'a> {
     exec: &'a GpuExecutor,
+    generator: GeneratorKind,
     kind: FillKind,
     streams: u64,
     states: CudaSlice<u32>,
@@ -320,7 +439,7 @@ impl Filler for GpuFiller<'_> {
             self.out = Some(self.exec.stream.alloc_zeros::<u32>(len).map_err(gpu_err("alloc"))?);
         }
         let dev = self.out.as_mut().unwrap();
-        self.exec.launch_fill(self.kind, dev, len as u64, &mut self.states, self.streams)?;
+        self.exec.launch_fill(self.generator, self.kind, dev, len as u64, &mut self.states, self.streams)?;
         self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
         self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
     }

@@ -8,9 +8,10 @@ use std::ops::Range;
 
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
-use warpmc_kernels::rng::HybridTaus;
+use warpmc_kernels::rng::Generator;
 
 use crate::Result;
+use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 
 pub mod cpu;
@@ -50,21 +51,46 @@ pub enum FillKind {
 }
 
 /// Where the streams of a fill start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StreamInit {
-    /// Streams `first .. first + count` of `seed` (the rule of `warpmc_kernels::rng::streams`).
-    Seeded { seed: u64, first: u64, count: u64 },
-    /// One stream from a raw state.
-    Explicit(HybridTaus),
+    /// Streams `first .. first + count` of `seed` (each generator's own stream rule).
+    Seeded { generator: GeneratorKind, seed: u64, first: u64, count: u64 },
+    /// One stream from a raw state (`--state`), in the definition's word order.
+    Explicit { generator: GeneratorKind, words: Vec<u32> },
 }
 
 impl StreamInit {
     pub fn streams(&self) -> u64 {
         match self {
             StreamInit::Seeded { count, .. } => *count,
-            StreamInit::Explicit(_) => 1,
+            StreamInit::Explicit { .. } => 1,
         }
     }
+
+    pub fn generator(&self) -> GeneratorKind {
+        match self {
+            StreamInit::Seeded { generator, .. } | StreamInit::Explicit { generator, .. } => *generator,
+        }
+    }
+
+    /// The states of these streams, computed on the host.
+    pub fn states<G: Generator>(&self) -> Result<Vec<G>> {
+        Ok(match self {
+            StreamInit::Explicit { words, .. } => vec![G::from_raw_state(words)?],
+            StreamInit::Seeded { seed, first, count, .. } => {
+                use rayon::prelude::*;
+                (0..*count).into_par_iter().map(|k| G::stream(*seed, first + k)).collect()
+            }
+        })
+    }
+}
+
+/// The words of generator states, as the GPU kernels read them.
+pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
+    const { assert!(size_of::<G>().is_multiple_of(4) && align_of::<G>() == 4) };
+    // SAFETY: `Generator`'s contract: a #[repr(C)] struct of u32 fields only, so each state is
+    // size_of::<G>() / 4 initialised words without padding, aligned to 4 (asserted above).
+    unsafe { std::slice::from_raw_parts(states.as_ptr().cast::<u32>(), std::mem::size_of_val(states) / 4) }
 }
 
 /// Produces consecutive blocks of the interleaved fill layout, keeping stream states between
@@ -80,14 +106,26 @@ pub trait Executor: Send + Sync {
     fn kind(&self) -> &'static str;
     /// The device in words: GPU name and multiprocessors, or CPU thread count.
     fn description(&self) -> String;
+    /// How the kernels were loaded, for `warpmc info` (GPU only).
+    fn module_note(&self) -> Option<String> {
+        None
+    }
     /// How many paths of `steps` steps to run per call, for progress reporting.
     fn batch_paths(&self, steps: u32) -> u64;
-    /// Exact sums of `(payoff, unfloored)` over Asian basket paths `paths` of `seed`.
-    fn asian_basket(&self, p: &AsianBasketSteps, seed: u64, paths: Range<u64>, mode: Mode) -> Result<PairMoments>;
+    /// Exact sums of `(payoff, unfloored)` over Asian basket paths `paths` of `seed`, path `k`
+    /// drawing from stream `k` of `generator`.
+    fn asian_basket(
+        &self,
+        p: &AsianBasketSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments>;
     /// The same with the constant-RNG baseline (fast mode) instead of a generator.
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments>;
     /// A filler for `kind` starting at `init`.
-    fn filler(&self, kind: FillKind, init: StreamInit) -> Result<Box<dyn Filler + '_>>;
+    fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>>;
 }
 
 /// Open the backend `opts` asks for. With [`BackendKind::Auto`], the GPU is used when one can be
@@ -119,7 +157,10 @@ fn open_gpu(_: &BackendOptions) -> Result<Box<dyn Executor>> {
 /// Whether a GPU can be opened, and if not, why (for `warpmc info` and test skips).
 pub fn gpu_status() -> std::result::Result<String, String> {
     match open_gpu(&BackendOptions { kind: BackendKind::Gpu, ..Default::default() }) {
-        Ok(exec) => Ok(exec.description()),
+        Ok(exec) => Ok(match exec.module_note() {
+            Some(note) => format!("{} ({note})", exec.description()),
+            None => exec.description(),
+        }),
         Err(e) => Err(e.to_string()),
     }
 }

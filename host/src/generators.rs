@@ -1,0 +1,135 @@
+//! The generators users can name (`--generator`), from the kernel crate's one list
+//! ([`warpmc_kernels::for_each_generator!`]).
+//!
+//! [`GeneratorKind`] is the run-time name of a generator; [`with_generator!`] turns it into the
+//! generator's type once per job, so every hot loop below it is monomorphic. Adding a generator
+//! to the kernel crate's list adds it here, to the CLI, the executors and the tests.
+
+use warpmc_kernels::rng::{Generator, InvalidState};
+
+macro_rules! generator_registry {
+    ([] $(($G:ident, $id:ident)),* $(,)?) => {
+        /// A uniform generator, by name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum GeneratorKind {
+            $(
+                #[doc = concat!("[`warpmc_kernels::rng::", stringify!($G), "`]")]
+                $G,
+            )*
+        }
+
+        impl GeneratorKind {
+            /// Every generator, in the registry's order.
+            pub const ALL: &'static [GeneratorKind] = &[$(GeneratorKind::$G),*];
+
+            /// The name users type (`--generator`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(GeneratorKind::$G => <warpmc_kernels::rng::$G as Generator>::NAME,)*
+                }
+            }
+
+            /// The suffix of its GPU kernels' names (`fill_u32__<suffix>`).
+            pub fn kernel_suffix(self) -> &'static str {
+                match self {
+                    $(GeneratorKind::$G => stringify!($id),)*
+                }
+            }
+        }
+    };
+}
+
+/// The body of [`with_generator!`], given the registry's list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_generator_match {
+    ([$kind:expr, $T:ident, $body:expr] $(($G:ident, $id:ident)),* $(,)?) => {
+        match $kind {
+            $($crate::generators::GeneratorKind::$G => {
+                type $T = warpmc_kernels::rng::$G;
+                $body
+            })*
+        }
+    };
+}
+
+/// Evaluate `$body` with `$T` the type of generator `$kind` (a
+/// [`generators::GeneratorKind`](crate::generators::GeneratorKind)): one match per job, so the
+/// code inside is monomorphic.
+#[macro_export]
+macro_rules! with_generator {
+    ($kind:expr, $T:ident => $body:expr) => {
+        warpmc_kernels::for_each_generator!(__with_generator_match, $kind, $T, $body)
+    };
+}
+
+warpmc_kernels::for_each_generator!(generator_registry);
+
+impl GeneratorKind {
+    /// The raw state words of `--state`, in the definition's order.
+    pub fn raw_state(self) -> &'static str {
+        crate::with_generator!(self, G => G::RAW_STATE)
+    }
+
+    /// How many raw state words `--state` takes.
+    pub fn raw_state_words(self) -> usize {
+        crate::with_generator!(self, G => G::RAW_STATE_WORDS)
+    }
+
+    /// Check a raw state (`--state`) without keeping it.
+    pub fn check_raw_state(self, words: &[u32]) -> Result<(), InvalidState> {
+        crate::with_generator!(self, G => G::from_raw_state(words).map(|_| ()))
+    }
+
+    /// The generator named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|g| g.name() == name)
+    }
+}
+
+impl Default for GeneratorKind {
+    /// The hybrid Tausworthe of GPU Gems 3: the generator every result so far was computed
+    /// with. (Choosing the recommended default from measured quality and speed is part of the
+    /// generator comparison still to be run.)
+    fn default() -> Self {
+        GeneratorKind::HybridTaus
+    }
+}
+
+impl std::fmt::Display for GeneratorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for GeneratorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl clap::ValueEnum for GeneratorKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_kebab_case_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for &g in GeneratorKind::ALL {
+            assert!(seen.insert(g.name()), "{} twice", g.name());
+            assert!(g.name().chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{}", g.name());
+            assert_eq!(GeneratorKind::from_name(g.name()), Some(g));
+            assert_eq!(g.raw_state().split(',').count(), g.raw_state_words(), "{}", g.name());
+        }
+    }
+}
