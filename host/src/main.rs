@@ -399,7 +399,7 @@ fn info() -> warpmc::Result<()> {
     let start = std::time::Instant::now();
     match backend::gpu_status() {
         Ok(d) => println!(
-            "gpu: {d}; opened in {:.0} ms (CUDA context, and the driver compiling the PTX module)",
+            "gpu: {d}; opened in {:.0} ms (CUDA context and kernel module)",
             start.elapsed().as_secs_f64() * 1e3
         ),
         Err(why) => println!("gpu: not available ({why})"),
