@@ -76,23 +76,15 @@ unsafe impl Generator for Adder {
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
         match words {
             [x] => Ok(Self::new(*x)),
-            _ => Err(InvalidState {
-                generator: Self::NAME,
-                word: None,
-                value: 0,
-                rule: "it has exactly one word, x (any value is valid)",
-            }),
+            _ => Err(InvalidState::word_count(Self::NAME, "it has exactly one word, x (any value is valid)")),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
-
-    fn first(g: &mut Adder, n: usize) -> Vec<u32> {
-        (0..n).map(|_| g.next_u32()).collect()
-    }
 
     /// Known answers from the definition: the outputs count up from the state, wrapping.
     #[test]
@@ -120,51 +112,26 @@ mod tests {
     #[test]
     fn skip_equals_steps() {
         let mut r = 88_172_645_463_325_252u64;
-        let mut random_n = || {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            r % 1_000_001
-        };
-        let mut ns = vec![0, 1, 2, 3, 100, 12345];
-        ns.extend((0..5).map(|_| random_n()));
+        let ns = skip_lengths((0..5).map(|_| xorshift64(&mut r) % 1_000_001));
         for x0 in [0, 42, u32::MAX] {
-            for &n in &ns {
-                let mut stepped = Adder::new(x0);
-                for _ in 0..n {
-                    stepped.next_u32();
-                }
-                let mut skipped = Adder::new(x0);
-                skipped.skip(n);
-                assert_eq!(skipped, stepped, "x0 = {x0}, n = {n}");
-            }
+            skip_matches_stepping(Adder::new(x0), &ns);
         }
     }
 
     #[test]
     fn skips_compose() {
-        for (a, b) in [(0, 5), (7, 0), (12345, 678_901), (1 << 40, 99), (u64::MAX, 3)] {
-            let mut g = Adder::new(2024);
-            g.skip(a);
-            g.skip(b);
-            let mut h = Adder::new(2024);
-            h.skip(a.wrapping_add(b));
-            assert_eq!(g, h, "a = {a}, b = {b}");
-        }
-        let mut g = Adder::new(9);
-        g.skip(1 << 40);
-        assert_eq!(g, Adder::new(9));
+        let start = Adder::new(2024);
+        skips_compose_for(start, &[(0, 5), (7, 0), (12345, 678_901), (1 << 40, 99)]);
+        // u64 wrap-around is harmless: 2^64 is a multiple of the period 2^32.
+        assert_eq!(skipped(skipped(start, u64::MAX), 3), skipped(start, 2));
+        assert_eq!(skipped(Adder::new(9), 1 << 40), Adder::new(9));
     }
 
     #[test]
     fn streams_are_spaced_blocks() {
         let seed = 0xFEED_FACE_0000_0001;
         assert_eq!(Adder::stream(seed, 0), Adder::new(1));
-        for k in [0u64, 1, 2, 100, 4095, 1 << 40, u64::MAX - 1] {
-            let mut g = Adder::stream(seed, k);
-            g.skip(STREAM_SPACING);
-            assert_eq!(g, Adder::stream(seed, k + 1), "k = {k}");
-        }
+        streams_are_spaced::<Adder>(seed, &[0, 1, 2, 100, 4095, 1 << 40, u64::MAX - 1], STREAM_SPACING);
         for k in [0u64, 1, 4095, 123_456_789] {
             assert_eq!(Adder::stream(seed, k + 4096), Adder::stream(seed, k));
         }
@@ -172,24 +139,15 @@ mod tests {
 
     #[test]
     fn streams_are_distinct() {
-        let mut starts = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            assert!(starts.insert(Adder::stream(7, k)), "stream {k} repeats a start");
-        }
-        for k in 0..1000u64 {
-            let a = first(&mut Adder::stream(7, k), 1000);
-            let b = first(&mut Adder::stream(7, k + 1), 1000);
-            // Both are runs of consecutive values 2^20 apart: no value in common.
-            assert!(a.iter().all(|v| !b.contains(v)), "streams {k} and {}", k + 1);
-        }
+        streams_start_distinct::<Adder>(7, 1000);
+        // Both are runs of consecutive values 2^20 apart: no value in common.
+        neighbours_share_no_value::<Adder>(7, 0..1000, 1000);
     }
 
     #[test]
     fn raw_state_word_count() {
-        assert!(Adder::from_raw_state(&[]).is_err());
-        let e = Adder::from_raw_state(&[1, 2]).unwrap_err();
-        assert_eq!((e.generator, e.word), ("adder", None));
-        assert!(e.rule.starts_with("it has exactly one word, x"));
+        rejects_word_counts::<Adder>(&[&[], &[1, 2]], "it has exactly one word, x");
+        assert_eq!(Adder::NAME, "adder");
         assert_eq!(Adder::from_raw_state(&[0]), Ok(Adder::new(0)));
         assert_eq!(Adder::from_raw_state(&[u32::MAX]), Ok(Adder::new(u32::MAX)));
     }

@@ -111,23 +111,20 @@ unsafe impl Generator for HybridTaus {
     }
 
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let z: [u32; 4] = words.try_into().map_err(|_| InvalidState {
-            generator: Self::NAME,
-            word: None,
-            value: 0,
-            rule: "it has exactly four words, z1,z2,z3,z4",
-        })?;
+        let z: [u32; 4] = words
+            .try_into()
+            .map_err(|_| InvalidState::word_count(Self::NAME, "it has exactly four words, z1,z2,z3,z4"))?;
         Self::from_state(z)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::rejects_word_counts;
     use super::*;
 
     fn first(z: [u32; 4], n: usize) -> Vec<u32> {
-        let mut g = HybridTaus::from_state(z).unwrap();
-        (0..n).map(|_| g.next_u32()).collect()
+        super::super::testing::first(&mut HybridTaus::from_state(z).unwrap(), n)
     }
 
     /// Known answers from docs/ALGORITHMS.md (computed from the definition).
@@ -201,7 +198,7 @@ mod tests {
             assert!(e.rule.starts_with(["z1 must be >= 2", "z2 must be >= 8", "z3 must be >= 16"][word as usize]));
         }
         assert!(HybridTaus::from_state([2, 8, 16, 0]).is_ok());
-        assert!(HybridTaus::from_raw_state(&[2, 8, 16]).is_err());
+        rejects_word_counts::<HybridTaus>(&[&[2, 8, 16]], "it has exactly four words");
         assert_eq!(HybridTaus::from_raw_state(&[2, 8, 16, 5]), HybridTaus::from_state([2, 8, 16, 5]));
     }
 

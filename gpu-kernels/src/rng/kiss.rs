@@ -180,19 +180,17 @@ unsafe impl Generator for Kiss {
     }
 
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let s: [u32; 4] = words.try_into().map_err(|_| InvalidState {
-            generator: Self::NAME,
-            word: None,
-            value: 0,
-            rule: "it has exactly four words, z,w,jsr,jcong",
-        })?;
+        let s: [u32; 4] = words
+            .try_into()
+            .map_err(|_| InvalidState::word_count(Self::NAME, "it has exactly four words, z,w,jsr,jcong"))?;
         Self::from_state(s)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::taus88::{mat_mul, mat_vec};
+    use super::super::taus88::mat_vec;
+    use super::super::testing::*;
     use super::*;
 
     const POST_SEEDS: [u32; 4] = [12345, 65435, 34221, 12345];
@@ -223,14 +221,6 @@ mod tests {
             self.jcong = (69069 * self.jcong + 1_234_567) & Self::M32;
             (((mwc ^ self.jcong) + self.jsr) & Self::M32) as u32
         }
-    }
-
-    fn splitmix(x: &mut u64) -> u64 {
-        *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 
     /// The post's own test program: `settable(12345, 65435, 34221, 12345, ...)` draws 256 KISS
@@ -266,7 +256,7 @@ mod tests {
     fn matches_second_implementation() {
         let mut r = 5u64;
         let mut seeds = vec![POST_SEEDS, [0xFFFF_FFFF; 4], [1, 1, 1, 0]];
-        seeds.extend((0..5).map(|_| Kiss::stream(splitmix(&mut r), 0)).map(|g| [g.z, g.w, g.jsr, g.jcong]));
+        seeds.extend((0..5).map(|_| Kiss::stream(splitmix64(&mut r), 0)).map(|g| [g.z, g.w, g.jsr, g.jcong]));
         for s in seeds {
             let mut g = Kiss::from_raw_state(&s).unwrap();
             let mut h = Reference::new(s);
@@ -282,14 +272,9 @@ mod tests {
         // Pinned after checking against `Reference` and the post's test values: a change here
         // changes every result produced with this generator.
         let mut g = Kiss::from_raw_state(&POST_SEEDS).unwrap();
-        let first: Vec<u32> = (0..5).map(|_| g.next_u32()).collect();
-        assert_eq!(first, [2406566837, 3945488823, 3217501373, 1294085848, 1685356791]);
-        let first = |seed, k| {
-            let mut g = Kiss::stream(seed, k);
-            [g.next_u32(), g.next_u32(), g.next_u32()]
-        };
-        assert_eq!(first(0, 0), [1400327575, 1858115357, 3746200669]);
-        assert_eq!(first(0x0123_4567_89AB_CDEF, 1000), [3614374109, 336788617, 240543222]);
+        assert_eq!(first(&mut g, 5), [2406566837, 3945488823, 3217501373, 1294085848, 1685356791]);
+        assert_eq!(first(&mut Kiss::stream(0, 0), 3), [1400327575, 1858115357, 3746200669]);
+        assert_eq!(first(&mut Kiss::stream(0x0123_4567_89AB_CDEF, 1000), 3), [3614374109, 336788617, 240543222]);
     }
 
     /// The multiply-with-carry fixed points, and every word that reaches them, found
@@ -359,7 +344,7 @@ mod tests {
             assert_eq!(pow_mod(65536, period, m), 1);
             assert_ne!(pow_mod(65536, 2, m), 1);
             // Words above m reach [1, m - 1] within two steps (w's two dead ones aside).
-            let above = (0..10_000).map(|_| m + 1 + splitmix(&mut r) % ((1 << 32) - m - 1));
+            let above = (0..10_000).map(|_| m + 1 + splitmix64(&mut r) % ((1 << 32) - m - 1));
             for x in above.chain([m + 1, (1 << 32) - 1, a << 16, (a << 16) + 65535 - a]) {
                 let x = x as u32;
                 if !W_TO_FIXED.contains(&x) || a != 18000 {
@@ -367,7 +352,7 @@ mod tests {
                 }
             }
             for _ in 0..10_000 {
-                let x = 1 + splitmix(&mut r) % (m - 1);
+                let x = 1 + splitmix64(&mut r) % (m - 1);
                 let y = step(x as u32) as u64;
                 assert!((1..m).contains(&y));
                 assert_eq!(y * 65536 % m, x);
@@ -380,18 +365,7 @@ mod tests {
     #[test]
     fn shr3_cycles() {
         let t: [u32; 32] = core::array::from_fn(|j| shr3(1 << j));
-        let pow = |mut e: u64| {
-            let mut r: [u32; 32] = core::array::from_fn(|j| 1 << j);
-            let mut b = t;
-            while e > 0 {
-                if e & 1 == 1 {
-                    r = mat_mul(&b, &r);
-                }
-                b = mat_mul(&b, &b);
-                e >>= 1;
-            }
-            r
-        };
+        let pow = |e: u64| gf2_pow(&t, e);
         let identity: [u32; 32] = core::array::from_fn(|j| 1 << j);
         assert_ne!(pow((1 << 32) - 1), identity, "SHR3 (17, 13, 5) would be full period");
         assert_eq!(shr3(SHR3_FIXED), SHR3_FIXED);
@@ -419,30 +393,19 @@ mod tests {
 
     #[test]
     fn streams_are_valid_and_distinct() {
-        let mut seen = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            let g = Kiss::stream(42, k);
+        for g in streams_start_distinct::<Kiss>(42, 1000) {
             assert!(Kiss::is_valid([g.z, g.w, g.jsr, g.jcong]));
-            assert!(seen.insert([g.z, g.w, g.jsr, g.jcong]), "stream {k} repeats a state");
         }
-        assert_ne!(Kiss::stream(1, 0), Kiss::stream(2, 0));
-        assert_ne!(Kiss::stream(1 << 32, 0), Kiss::stream(0, 0));
-        assert_ne!(Kiss::stream(0, 1 << 32), Kiss::stream(0, 0));
+        seed_and_stream_halves_matter::<Kiss>();
         for (seed, k) in [(0u64, 0u64), (0x0123_4567_89AB_CDEF, 1000), (u64::MAX, 1 << 40)] {
-            let key = [seed as u32, (seed >> 32) as u32];
-            let w = crate::rng::philox::philox4x32_10([k as u32, (k >> 32) as u32, 0, 0x4B49_5353], key);
             let g = Kiss::stream(seed, k);
-            assert_eq!([g.z, g.w, g.jsr, g.jcong], w);
+            assert_eq!([g.z, g.w, g.jsr, g.jcong], first_philox_candidate(seed, k, 0x4B49_5353));
         }
     }
 
     #[test]
     fn neighbouring_streams_differ() {
-        for k in 0..20u64 {
-            let (mut a, mut b) = (Kiss::stream(7, k), Kiss::stream(7, k + 1));
-            let same = (0..1000).filter(|_| a.next_u32() == b.next_u32()).count();
-            assert!(same < 3, "streams {k} and {} agree on {same} of 1000 outputs", k + 1);
-        }
+        neighbours_rarely_agree::<Kiss>(7, 0..20, 1000);
     }
 
     #[test]
@@ -473,8 +436,6 @@ mod tests {
             assert!(Kiss::from_raw_state(&s).is_ok() && Kiss::is_valid(s));
         }
         assert_eq!(Kiss::from_raw_state(&POST_SEEDS), Ok(Kiss { z: 12345, w: 65435, jsr: 34221, jcong: 12345 }));
-        for words in [&[1u32, 1, 1][..], &[1, 1, 1, 1, 1][..], &[][..]] {
-            assert_eq!(Kiss::from_raw_state(words).unwrap_err().word, None);
-        }
+        rejects_word_counts::<Kiss>(&[&[1, 1, 1], &[1, 1, 1, 1, 1], &[]], "it has exactly four words");
     }
 }

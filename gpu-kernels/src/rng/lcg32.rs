@@ -120,23 +120,15 @@ unsafe impl Generator for Lcg32 {
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
         match words {
             [x] => Ok(Self::new(*x)),
-            _ => Err(InvalidState {
-                generator: Self::NAME,
-                word: None,
-                value: 0,
-                rule: "it has exactly one word, x (any value is valid)",
-            }),
+            _ => Err(InvalidState::word_count(Self::NAME, "it has exactly one word, x (any value is valid)")),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
-
-    fn first(g: &mut Lcg32, n: usize) -> Vec<u32> {
-        (0..n).map(|_| g.next_u32()).collect()
-    }
 
     /// The definition computed independently: in u64, reduced with `%`.
     fn by_definition(x0: u32, n: usize) -> Vec<u32> {
@@ -188,83 +180,46 @@ mod tests {
         assert!(out.windows(2).all(|w| (w[0] ^ w[1]) & 1 == 1));
     }
 
-    fn stepped(x0: u32, n: u64) -> Lcg32 {
-        let mut g = Lcg32::new(x0);
-        for _ in 0..n {
-            g.next_u32();
-        }
-        g
-    }
-
-    fn skipped(x0: u32, n: u64) -> Lcg32 {
-        let mut g = Lcg32::new(x0);
-        g.skip(n);
-        g
-    }
-
     #[test]
     fn skip_equals_steps() {
         // A small xorshift picks the "random" n; it needs no dependency.
         let mut r = 88_172_645_463_325_252u64;
-        let mut random_n = || {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            r % 1_000_001
-        };
-        let mut ns = vec![0, 1, 2, 3, 100, 12345];
-        ns.extend((0..5).map(|_| random_n()));
+        let ns = skip_lengths((0..5).map(|_| xorshift64(&mut r) % 1_000_001));
         for x0 in [0, 42, u32::MAX] {
-            for &n in &ns {
-                assert_eq!(skipped(x0, n), stepped(x0, n), "x0 = {x0}, n = {n}");
-            }
+            skip_matches_stepping(Lcg32::new(x0), &ns);
         }
     }
 
     #[test]
     fn skips_compose() {
-        for (a, b) in [(0, 5), (7, 0), (1, 1), (12345, 678_901), (1 << 31, 1 << 31), (u64::MAX, 3), (1 << 40, 99)] {
-            let mut g = Lcg32::new(2024);
-            g.skip(a);
-            g.skip(b);
-            let mut h = Lcg32::new(2024);
-            h.skip(a.wrapping_add(b));
-            // u64 wrap-around is harmless: 2^64 is a multiple of the period 2^32.
-            assert_eq!(g, h, "a = {a}, b = {b}");
-        }
+        let start = Lcg32::new(2024);
+        skips_compose_for(start, &[(0, 5), (7, 0), (1, 1), (12345, 678_901), (1 << 31, 1 << 31), (1 << 40, 99)]);
+        // u64 wrap-around is harmless: 2^64 is a multiple of the period 2^32.
+        assert_eq!(skipped(skipped(start, u64::MAX), 3), skipped(start, 2));
     }
 
     /// The period is exactly 2^32: jumping 2^32 (or 2^40) is the identity, 2^31 is not.
     #[test]
     fn period_is_2_pow_32() {
         for x0 in [0, 1, 0xDEAD_BEEF] {
-            assert_eq!(skipped(x0, 1 << 32), Lcg32::new(x0));
-            assert_eq!(skipped(x0, 1 << 40), Lcg32::new(x0));
-            assert_eq!(skipped(x0, (1 << 32) + 5), skipped(x0, 5));
-            assert_ne!(skipped(x0, 1 << 31), Lcg32::new(x0));
+            let g = Lcg32::new(x0);
+            assert_eq!(skipped(g, 1 << 32), g);
+            assert_eq!(skipped(g, 1 << 40), g);
+            assert_eq!(skipped(g, (1 << 32) + 5), skipped(g, 5));
+            assert_ne!(skipped(g, 1 << 31), g);
         }
     }
 
     #[test]
     fn large_skips_are_cheap() {
-        let t = std::time::Instant::now();
-        let mut g = Lcg32::new(1);
-        for i in 0..100_000u64 {
-            g.skip((1 << 40) + i * STREAM_SPACING + 0xFFFF_FFFF);
-        }
-        assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
-        std::hint::black_box(g);
+        skips_are_cheap(Lcg32::new(1), (0..100_000u64).map(|i| (1 << 40) + i * STREAM_SPACING + 0xFFFF_FFFF));
     }
 
     #[test]
     fn streams_are_spaced_blocks() {
         let seed = 0xFEED_FACE_0000_0001;
         assert_eq!(Lcg32::stream(seed, 0), Lcg32::new(0xFEED_FACE ^ 1));
-        for k in [0u64, 1, 2, 100, 4094, 1 << 40] {
-            let mut g = Lcg32::stream(seed, k);
-            g.skip(STREAM_SPACING);
-            assert_eq!(g, Lcg32::stream(seed, k + 1), "k = {k}");
-        }
+        streams_are_spaced::<Lcg32>(seed, &[0, 1, 2, 100, 4094, 1 << 40], STREAM_SPACING);
         // The documented limit: the cycle holds 4096 blocks, then the streams wrap.
         for k in [0u64, 1, 4095, 123_456_789] {
             assert_eq!(Lcg32::stream(seed, k + 4096), Lcg32::stream(seed, k));
@@ -274,29 +229,18 @@ mod tests {
 
     #[test]
     fn streams_are_distinct() {
-        let mut starts = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            assert!(starts.insert(Lcg32::stream(7, k)), "stream {k} repeats a start");
-        }
+        streams_start_distinct::<Lcg32>(7, 1000);
         // Neighbouring streams share no output among their first 1000 (all outputs within one
         // period are distinct, so this also rules out shifted copies).
-        let mut prev = first(&mut Lcg32::stream(7, 0), 1000);
-        for k in 1..1000u64 {
-            let next = first(&mut Lcg32::stream(7, k), 1000);
-            let seen: std::collections::HashSet<u32> = prev.iter().copied().collect();
-            assert!(next.iter().all(|v| !seen.contains(v)), "streams {} and {k} overlap", k - 1);
-            prev = next;
-        }
+        neighbours_share_no_value::<Lcg32>(7, 0..999, 1000);
         // Seeds fold to 32 bits; the high half changes the stream.
         assert_ne!(Lcg32::stream(1 << 32, 0), Lcg32::stream(0, 0));
     }
 
     #[test]
     fn raw_state_word_count() {
-        assert!(Lcg32::from_raw_state(&[]).is_err());
-        let e = Lcg32::from_raw_state(&[1, 2]).unwrap_err();
-        assert_eq!((e.generator, e.word), ("lcg32", None));
-        assert!(e.rule.starts_with("it has exactly one word, x"));
+        rejects_word_counts::<Lcg32>(&[&[], &[1, 2]], "it has exactly one word, x");
+        assert_eq!(Lcg32::NAME, "lcg32");
         assert_eq!(Lcg32::from_raw_state(&[0]), Ok(Lcg32::new(0)));
         assert_eq!(Lcg32::from_raw_state(&[u32::MAX]), Ok(Lcg32::new(u32::MAX)));
     }

@@ -25,6 +25,8 @@ pub mod philox;
 pub mod philox4x32_10;
 pub mod streams;
 pub mod taus88;
+#[cfg(test)]
+mod testing;
 
 pub use adder::Adder;
 pub use hybrid_taus::HybridTaus;
@@ -83,6 +85,15 @@ pub struct InvalidState {
     pub value: u32,
     /// The constraint, in words ("z1 must be >= 2: ...").
     pub rule: &'static str,
+}
+
+impl InvalidState {
+    /// A raw state with the wrong number of words: a rule about the whole state (`word: None`,
+    /// `value: 0`), `rule` saying how many words there are.
+    #[inline(always)]
+    pub const fn word_count(generator: &'static str, rule: &'static str) -> Self {
+        Self { generator, word: None, value: 0, rule }
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -323,12 +323,9 @@ unsafe impl Generator for Mrg32k3a {
     }
 
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let w: [u32; 6] = words.try_into().map_err(|_| InvalidState {
-            generator: Self::NAME,
-            word: None,
-            value: 0,
-            rule: "it has exactly six words, x1,x2,x3,y1,y2,y3",
-        })?;
+        let w: [u32; 6] = words
+            .try_into()
+            .map_err(|_| InvalidState::word_count(Self::NAME, "it has exactly six words, x1,x2,x3,y1,y2,y3"))?;
         Self::from_state([w[0], w[1], w[2]], [w[3], w[4], w[5]])
     }
 }
@@ -342,6 +339,7 @@ impl Skip for Mrg32k3a {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
 
     #[test]
@@ -359,10 +357,6 @@ mod tests {
     }
 
     const NORM: f64 = 2.328306549295728e-10;
-
-    fn first(g: &mut Mrg32k3a, n: usize) -> Vec<u32> {
-        (0..n).map(|_| g.next_u32()).collect()
-    }
 
     /// The definition, literally: signed arithmetic, `rem_euclid`, histories as vectors.
     fn definition(state: [u32; 6], n: usize) -> Vec<u32> {
@@ -498,35 +492,21 @@ mod tests {
 
     #[test]
     fn skip_equals_steps() {
-        let start = Mrg32k3a::stream(7, 1);
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-        let mut ns = vec![0u64, 1, 2, 3, 100, 12345];
-        for _ in 0..5 {
+        let ns = skip_lengths((0..5).map(|_| {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ns.push((rng >> 33) % 1_000_000);
-        }
-        for n in ns {
-            let mut a = start;
-            a.skip(n);
-            let mut b = start;
-            for _ in 0..n {
-                b.next_u32();
-            }
-            assert_eq!(a, b, "skip({n})");
-        }
+            (rng >> 33) % 1_000_000
+        }));
+        skip_matches_stepping(Mrg32k3a::stream(7, 1), &ns);
     }
 
     #[test]
     fn skips_compose() {
         let start = Mrg32k3a::stream(0, 0);
-        for (a, b) in [(0u64, 5u64), (17, 1 << 40), (123_456_789, 987_654_321_000), (u64::MAX / 2, u64::MAX / 2)] {
-            let mut g = start;
-            g.skip(a);
-            g.skip(b);
-            let mut h = start;
-            h.skip(a + b);
-            assert_eq!(g, h, "skip({a}) + skip({b})");
-        }
+        skips_compose_for(
+            start,
+            &[(0, 5), (17, 1 << 40), (123_456_789, 987_654_321_000), (u64::MAX / 2, u64::MAX / 2)],
+        );
         // Large skips are cheap and agree with the squared matrices: 2^63 twice is 2^64.
         let mut g = start;
         g.skip(1 << 63);
@@ -547,11 +527,8 @@ mod tests {
 
     #[test]
     fn streams() {
-        let mut seen = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            let g = Mrg32k3a::stream(42, k);
+        for g in streams_start_distinct::<Mrg32k3a>(42, 1000) {
             assert!(Mrg32k3a::is_valid(g.x, g.y));
-            assert!(seen.insert(g.state()), "stream {k} repeats a state");
         }
         let spacing = jump_matrices(127);
         for seed in [0u64, 1, 42, u64::MAX] {
@@ -562,10 +539,9 @@ mod tests {
                 expect.jump_by_power(&spacing, 1);
                 let g = Mrg32k3a::stream(seed, k);
                 assert_eq!(g, expect, "seed {seed} stream {k} is stream {} jumped by 2^127", k - 1);
-                let (mut a, mut b) = (prev, g);
-                assert_ne!(first(&mut a, 1000), first(&mut b, 1000));
                 prev = g;
             }
+            neighbours_rarely_agree::<Mrg32k3a>(seed, 0..19, 1000);
         }
         // Large stream numbers: (A^(2^127))^k by squaring, checked against repeated jumps.
         let k = 0x0123_4567_89AB_CDEFu64;
@@ -576,9 +552,8 @@ mod tests {
         a.jump_by_power(&jump_matrices(127), 3);
         assert_eq!(a, Mrg32k3a::stream(5, k + 3));
         // Seeds differ, in both halves of the seed and of the stream number.
-        assert_ne!(Mrg32k3a::stream(1, 0), Mrg32k3a::stream(2, 0));
+        seed_and_stream_halves_matter::<Mrg32k3a>();
         assert_ne!(Mrg32k3a::stream(1 << 32, 0), Mrg32k3a::stream(1, 0));
-        assert_ne!(Mrg32k3a::stream(0, 1 << 32), Mrg32k3a::stream(0, 0));
         assert_ne!(Mrg32k3a::base(1).x, Mrg32k3a::base(1).y);
     }
 
@@ -611,10 +586,7 @@ mod tests {
         // One nonzero word per triple is enough.
         assert!(Mrg32k3a::from_raw_state(&[0, 0, 1, 1, 0, 0]).is_ok());
 
-        for n in [0, 5, 7] {
-            let e = Mrg32k3a::from_raw_state(&vec![1; n]).unwrap_err();
-            assert!(e.rule.starts_with("it has exactly six words"));
-        }
+        rejects_word_counts::<Mrg32k3a>(&[&[1; 0], &[1; 5], &[1; 7]], "it has exactly six words");
     }
 
     /// An all-zero component really is stuck (why it is rejected).

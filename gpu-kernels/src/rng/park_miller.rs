@@ -173,29 +173,21 @@ unsafe impl Generator for ParkMiller {
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
         match words {
             [x] => Self::from_state(*x),
-            _ => Err(InvalidState {
-                generator: Self::NAME,
-                word: None,
-                value: 0,
-                rule: "it has exactly one word, x, in [1, 2^31 - 2]",
-            }),
+            _ => Err(InvalidState::word_count(Self::NAME, "it has exactly one word, x, in [1, 2^31 - 2]")),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
 
     /// The first `n` values of `x` (output words shifted back).
     fn first(g: &mut ParkMiller, n: usize) -> Vec<u32> {
-        (0..n)
-            .map(|_| {
-                let w = g.next_u32();
-                assert_eq!(w & 1, 0, "the low bit of an output word is 0");
-                w >> 1
-            })
-            .collect()
+        let words = super::super::testing::first(g, n);
+        assert!(words.iter().all(|w| w & 1 == 0), "the low bit of an output word is 0");
+        words.into_iter().map(|w| w >> 1).collect()
     }
 
     fn pm(x: u32) -> ParkMiller {
@@ -268,50 +260,23 @@ mod tests {
         assert!(first(&mut pm(M - 2), 100_000).iter().all(|&v| v >> 31 == 0 && (1..M).contains(&v)));
     }
 
-    fn stepped(x0: u32, n: u64) -> ParkMiller {
-        let mut g = pm(x0);
-        for _ in 0..n {
-            g.next_u32();
-        }
-        g
-    }
-
-    fn skipped(x0: u32, n: u64) -> ParkMiller {
-        let mut g = pm(x0);
-        g.skip(n);
-        g
-    }
-
     #[test]
     fn skip_equals_steps() {
         let mut r = 88_172_645_463_325_252u64;
-        let mut random_n = || {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            r % 1_000_001
-        };
-        let mut ns = vec![0, 1, 2, 3, 100, 12345];
-        ns.extend((0..5).map(|_| random_n()));
+        let ns = skip_lengths((0..5).map(|_| xorshift64(&mut r) % 1_000_001));
         for x0 in [1, 42, M - 2] {
-            for &n in &ns {
-                assert_eq!(skipped(x0, n), stepped(x0, n), "x0 = {x0}, n = {n}");
-            }
+            skip_matches_stepping(pm(x0), &ns);
         }
     }
 
     #[test]
     fn skips_compose() {
-        for (a, b) in
-            [(0, 5), (7, 0), (1, 1), (12345, 678_901), (PERIOD - 1, 3), (1 << 40, 99), (u64::MAX / 2, 1 << 50)]
-        {
-            let mut g = pm(2024);
-            g.skip(a);
-            g.skip(b);
-            assert_eq!(g, skipped(2024, a + b), "a = {a}, b = {b}");
-        }
-        assert_eq!(skipped(5, PERIOD), pm(5));
-        assert_eq!(skipped(5, PERIOD + 3), skipped(5, 3));
+        skips_compose_for(
+            pm(2024),
+            &[(0, 5), (7, 0), (1, 1), (12345, 678_901), (PERIOD - 1, 3), (1 << 40, 99), (u64::MAX / 2, 1 << 50)],
+        );
+        assert_eq!(skipped(pm(5), PERIOD), pm(5));
+        assert_eq!(skipped(pm(5), PERIOD + 3), skipped(pm(5), 3));
     }
 
     /// A jump of 2^40 equals 2^20 jumps of 2^20 (each checked against stepping above); a
@@ -322,13 +287,8 @@ mod tests {
         for _ in 0..1 << 20 {
             g.skip(STREAM_SPACING);
         }
-        assert_eq!(g, skipped(1, 1 << 40));
-        let t = std::time::Instant::now();
-        for i in 0..100_000u64 {
-            g.skip((1 << 40) + i * STREAM_SPACING + u64::from(u32::MAX));
-        }
-        assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
-        std::hint::black_box(g);
+        assert_eq!(g, skipped(pm(1), 1 << 40));
+        skips_are_cheap(g, (0..100_000u64).map(|i| (1 << 40) + i * STREAM_SPACING + u64::from(u32::MAX)));
     }
 
     #[test]
@@ -337,11 +297,7 @@ mod tests {
         assert_eq!(ParkMiller::stream(seed, 0).x as u64, 1 + seed % PERIOD);
         assert_eq!(ParkMiller::stream(PERIOD - 1, 0).x, M - 1);
         assert_eq!(ParkMiller::stream(PERIOD, 0), ParkMiller::stream(0, 0));
-        for k in [0u64, 1, 2, 100, 2046, 2047, 1 << 40, u64::MAX - 1] {
-            let mut g = ParkMiller::stream(seed, k);
-            g.skip(STREAM_SPACING);
-            assert_eq!(g, ParkMiller::stream(seed, k + 1), "k = {k}");
-        }
+        streams_are_spaced::<ParkMiller>(seed, &[0, 1, 2, 100, 2046, 2047, 1 << 40, u64::MAX - 1], STREAM_SPACING);
         // The documented limit: stream k + 2048 starts 2 outputs after stream k.
         for k in [0u64, 1, 2047, 123_456_789] {
             let mut g = ParkMiller::stream(seed, k);
@@ -356,21 +312,12 @@ mod tests {
 
     #[test]
     fn streams_are_distinct() {
-        let mut starts = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            let g = ParkMiller::stream(7, k);
+        for g in streams_start_distinct::<ParkMiller>(7, 1000) {
             assert!(ParkMiller::is_valid(g.x));
-            assert!(starts.insert(g), "stream {k} repeats a start");
         }
         // Neighbouring streams share no output among their first 1000 (all outputs within one
         // period are distinct, so this also rules out shifted copies).
-        let mut prev = first(&mut ParkMiller::stream(7, 0), 1000);
-        for k in 1..1000u64 {
-            let next = first(&mut ParkMiller::stream(7, k), 1000);
-            let seen: std::collections::HashSet<u32> = prev.iter().copied().collect();
-            assert!(next.iter().all(|v| !seen.contains(v)), "streams {} and {k} overlap", k - 1);
-            prev = next;
-        }
+        neighbours_share_no_value::<ParkMiller>(7, 0..999, 1000);
     }
 
     #[test]
@@ -385,9 +332,6 @@ mod tests {
         assert!(ParkMiller::from_state(M).unwrap_err().rule.contains("modulus"));
         assert_eq!(ParkMiller::from_state(1), Ok(ParkMiller { x: 1 }));
         assert_eq!(ParkMiller::from_state(M - 1), Ok(ParkMiller { x: M - 1 }));
-        assert!(ParkMiller::from_raw_state(&[]).is_err());
-        let e = ParkMiller::from_raw_state(&[1, 1]).unwrap_err();
-        assert_eq!(e.word, None);
-        assert!(e.rule.starts_with("it has exactly one word, x"));
+        rejects_word_counts::<ParkMiller>(&[&[], &[1, 1]], "it has exactly one word, x");
     }
 }

@@ -106,11 +106,11 @@ unsafe impl Generator for Philox4x32x10 {
     }
 
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let w: [u32; 6] = words.try_into().map_err(|_| InvalidState {
-            generator: Self::NAME,
-            word: None,
-            value: 0,
-            rule: "it has exactly six words, four counter words then two key words: c0,c1,c2,c3,k0,k1",
+        let w: [u32; 6] = words.try_into().map_err(|_| {
+            InvalidState::word_count(
+                Self::NAME,
+                "it has exactly six words, four counter words then two key words: c0,c1,c2,c3,k0,k1",
+            )
         })?;
         Ok(Self::new([w[0], w[1], w[2], w[3]], [w[4], w[5]]))
     }
@@ -137,14 +137,11 @@ impl Skip for Philox4x32x10 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{first as take, *};
     use super::*;
 
     fn raw(c: [u32; 4], k: [u32; 2]) -> Philox4x32x10 {
         Philox4x32x10::from_raw_state(&[c[0], c[1], c[2], c[3], k[0], k[1]]).unwrap()
-    }
-
-    fn take(g: &mut Philox4x32x10, n: usize) -> Vec<u32> {
-        (0..n).map(|_| g.next_u32()).collect()
     }
 
     /// The definition: the blocks of counters c, c + 1, c + 2, ... (mod 2^128), concatenated.
@@ -230,63 +227,35 @@ mod tests {
             assert_eq!(take(&mut g, 8), definition(c, key, 2));
         }
         // The key takes both halves of the seed, the counter both halves of the stream.
-        assert_ne!(Philox4x32x10::stream(1 << 32, 0), Philox4x32x10::stream(0, 0));
-        assert_ne!(Philox4x32x10::stream(0, 1 << 32), Philox4x32x10::stream(0, 0));
+        seed_and_stream_halves_matter::<Philox4x32x10>();
     }
 
     #[test]
     fn streams_distinct_and_disjoint() {
-        let mut seen = std::collections::HashSet::new();
-        for k in 0..1000 {
-            assert!(seen.insert(Philox4x32x10::stream(42, k)), "stream {k} repeats a state");
-        }
-        for k in [0u64, 1, 999, (1 << 32) - 1] {
-            let a = take(&mut Philox4x32x10::stream(42, k), 1000);
-            let b = take(&mut Philox4x32x10::stream(42, k + 1), 1000);
-            // Agreement in a position happens with probability 2^-32 each.
-            assert!(a.iter().zip(&b).filter(|(x, y)| x == y).count() < 3, "streams {k} and {} agree", k + 1);
-        }
-        // Stream k + 1 starts exactly 2^66 words after stream k (four skips of 2^64 - 1, plus 4).
-        for k in [0u64, 7, (1 << 32) - 1] {
+        streams_start_distinct::<Philox4x32x10>(42, 1000);
+        // Agreement in a position happens with probability 2^-32 each.
+        neighbours_rarely_agree::<Philox4x32x10>(42, [0, 1, 999, (1 << 32) - 1], 1000);
+        // Stream k + 1 starts exactly 2^66 words after stream k (four skips of 2^64 - 1, plus 4);
+        // the last stream wraps into stream 0.
+        for (k, next) in [(0u64, 1u64), (7, 8), ((1 << 32) - 1, 1 << 32), (u64::MAX, 0)] {
             let mut g = Philox4x32x10::stream(5, k);
             for _ in 0..4 {
                 g.skip(u64::MAX);
             }
             g.skip(4);
-            assert_eq!(take(&mut g, 12), take(&mut Philox4x32x10::stream(5, k + 1), 12));
+            assert_eq!(take(&mut g, 12), take(&mut Philox4x32x10::stream(5, next), 12), "stream {k}");
         }
-        // The last stream wraps into stream 0.
-        let mut g = Philox4x32x10::stream(5, u64::MAX);
-        for _ in 0..4 {
-            g.skip(u64::MAX);
-        }
-        g.skip(4);
-        assert_eq!(take(&mut g, 12), take(&mut Philox4x32x10::stream(5, 0), 12));
     }
 
     /// skip(n) is the same state as n calls of next_u32, from fresh and mid-block positions.
     #[test]
     fn skip_equals_steps() {
-        let mut ns = vec![0u64, 1, 2, 3, 4, 5, 7, 8, 100, 12345];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..4 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ns.push(x % 1_000_000);
-        }
+        let ns = skip_lengths([4, 5, 7, 8].into_iter().chain((0..4).map(|_| xorshift64(&mut x) % 1_000_000)));
         for (c, k) in [([0; 4], [0; 2]), ([u32::MAX - 10, u32::MAX, 0, 0], [3, 4])] {
             for pre in 0..6 {
-                let mut start = raw(c, k);
-                take(&mut start, pre);
-                for &n in &ns {
-                    let mut a = start;
-                    a.skip(n);
-                    let mut b = start;
-                    take(&mut b, n as usize);
-                    assert_eq!(a, b, "skip({n}) after {pre} outputs");
-                    assert_eq!(take(&mut a, 9), take(&mut b, 9));
-                }
+                // The helper also compares the next 9 outputs.
+                skip_matches_stepping(stepped(raw(c, k), pre), &ns);
             }
         }
     }
@@ -294,20 +263,9 @@ mod tests {
     #[test]
     fn skips_compose() {
         let g0 = Philox4x32x10::stream(99, 3);
-        for (a, b) in [(0u64, 5u64), (1, 3), (3, 1), (2, 2), (6, 1 << 40), (1 << 62, (1 << 62) + 3), (u64::MAX, 1)] {
-            let mut x = g0;
-            x.skip(a);
-            x.skip(b);
-            let mut y = g0;
-            let total = a as u128 + b as u128;
-            if total <= u64::MAX as u128 {
-                y.skip(total as u64);
-            } else {
-                y.skip(u64::MAX);
-                y.skip((total - u64::MAX as u128) as u64);
-            }
-            assert_eq!(x, y, "skip({a}) then skip({b})");
-        }
+        skips_compose_for(g0, &[(0, 5), (1, 3), (3, 1), (2, 2), (6, 1 << 40), (1 << 62, (1 << 62) + 3)]);
+        // A total of 2^64 does not fit one skip: compare it with the same total split the other way.
+        assert_eq!(skipped(skipped(g0, u64::MAX), 1), skipped(skipped(g0, 1), u64::MAX));
     }
 
     /// Large skips land where the counter arithmetic says, across word carries and 2^128.
@@ -322,8 +280,7 @@ mod tests {
             ([0, 0, u32::MAX, u32::MAX], 0, u64::MAX),
             ([u32::MAX, u32::MAX, u32::MAX, u32::MAX], 4, (1 << 63) + 6),
         ] {
-            let mut g = raw(c, k);
-            take(&mut g, pre);
+            let mut g = stepped(raw(c, k), pre as u64);
             g.skip(n);
             let word = pre as u128 + n as u128;
             let block = from_u128(to_u128(c).wrapping_add(word >> 2));
@@ -338,15 +295,11 @@ mod tests {
 
     #[test]
     fn raw_state_word_count() {
-        for n in [0usize, 5, 7] {
-            let e = Philox4x32x10::from_raw_state(&vec![1; n]).unwrap_err();
-            assert_eq!((e.generator, e.word, e.value), ("philox4x32-10", None, 0));
-            assert!(e.rule.contains("six words"));
-        }
+        rejects_word_counts::<Philox4x32x10>(&[&[1; 0], &[1; 5], &[1; 7]], "it has exactly six words");
+        assert_eq!(Philox4x32x10::NAME, "philox4x32-10");
         // Every value is valid.
         assert!(Philox4x32x10::from_raw_state(&[0; 6]).is_ok());
         assert!(Philox4x32x10::from_raw_state(&[u32::MAX; 6]).is_ok());
-        assert_eq!(Philox4x32x10::RAW_STATE.split(',').count(), Philox4x32x10::RAW_STATE_WORDS);
         assert_eq!(core::mem::size_of::<Philox4x32x10>(), 11 * 4);
     }
 }

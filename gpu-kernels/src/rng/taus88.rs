@@ -209,12 +209,9 @@ unsafe impl Generator for Taus88 {
     }
 
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let z: [u32; 3] = words.try_into().map_err(|_| InvalidState {
-            generator: Self::NAME,
-            word: None,
-            value: 0,
-            rule: "it has exactly three words, z1,z2,z3",
-        })?;
+        let z: [u32; 3] = words
+            .try_into()
+            .map_err(|_| InvalidState::word_count(Self::NAME, "it has exactly three words, z1,z2,z3"))?;
         Self::from_state(z)
     }
 }
@@ -230,6 +227,7 @@ impl Skip for Taus88 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
 
     /// The definition, written out separately from the generator's step.
@@ -241,27 +239,6 @@ mod tests {
         let b = ((z[2] << 3) ^ z[2]) >> 11;
         z[2] = ((z[2] & 0xFFFF_FFF0) << 17) ^ b;
         z[0] ^ z[1] ^ z[2]
-    }
-
-    /// A small deterministic source of test values (SplitMix64).
-    fn splitmix(x: &mut u64) -> u64 {
-        *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn stepped(mut g: Taus88, n: u64) -> Taus88 {
-        for _ in 0..n {
-            g.next_u32();
-        }
-        g
-    }
-
-    fn skipped(mut g: Taus88, n: u64) -> Taus88 {
-        g.skip(n);
-        g
     }
 
     /// Raw states with the masked-off low bits set, and minimal ones.
@@ -294,35 +271,23 @@ mod tests {
     #[test]
     fn from_raw_state_follows_definition() {
         for words in [[12345u32, 67890, 13579], [0xFFFF_FFFF, 9, 17], [2, 8, 16]] {
-            let mut g = Taus88::from_raw_state(&words).unwrap();
-            let mut z = words;
-            for _ in 0..10_000 {
-                assert_eq!(g.next_u32(), reference_step(&mut z));
-            }
-            assert_eq!(g.z, z);
+            follows_reference_step::<Taus88, 3>(words, 10_000, reference_step);
         }
     }
 
     #[test]
     fn value_stability() {
         // Pinned: a change here changes every result produced with this generator.
-        let first = |seed, k| {
-            let mut g = Taus88::stream(seed, k);
-            [g.next_u32(), g.next_u32(), g.next_u32()]
-        };
-        assert_eq!(first(0, 0), [4035074797, 1110146958, 2424416358]);
-        assert_eq!(first(0x0123_4567_89AB_CDEF, 1000), [2607765595, 2123580224, 831895082]);
+        assert_eq!(first(&mut Taus88::stream(0, 0), 3), [4035074797, 1110146958, 2424416358]);
+        assert_eq!(first(&mut Taus88::stream(0x0123_4567_89AB_CDEF, 1000), 3), [2607765595, 2123580224, 831895082]);
     }
 
     #[test]
     fn skip_equals_stepping() {
         let mut r = 1u64;
-        let mut ns = vec![0u64, 1, 2, 3, 100, 12345];
-        ns.extend((0..6).map(|_| splitmix(&mut r) % 1_000_001));
+        let ns = skip_lengths((0..6).map(|_| splitmix64(&mut r) % 1_000_001));
         for g in test_states() {
-            for &n in &ns {
-                assert_eq!(skipped(g, n), stepped(g, n), "n = {n} from {g:?}");
-            }
+            skip_matches_stepping(g, &ns);
         }
     }
 
@@ -331,10 +296,8 @@ mod tests {
     fn skip_one_on_raw_words() {
         let mut r = 7u64;
         for _ in 0..10_000 {
-            let z = [splitmix(&mut r) as u32 | 2, splitmix(&mut r) as u32 | 8, splitmix(&mut r) as u32 | 16];
-            let g = Taus88::from_state(z).unwrap();
-            assert_eq!(skipped(g, 1), stepped(g, 1));
-            assert_eq!(skipped(g, 2), stepped(g, 2));
+            let z = [splitmix64(&mut r) as u32 | 2, splitmix64(&mut r) as u32 | 8, splitmix64(&mut r) as u32 | 16];
+            skip_matches_stepping(Taus88::from_state(z).unwrap(), &[1, 2]);
         }
     }
 
@@ -343,17 +306,10 @@ mod tests {
         let mut r = 3u64;
         let big = [1u64 << 40, 1 << 63, u64::MAX / 2, 0x7FFF_FFFF, 0x7FFF_FFFE, 0x1FFF_FFFF, 0x0FFF_FFFF];
         for g in test_states() {
-            for _ in 0..20 {
-                let (a, b) = (splitmix(&mut r) >> 1, splitmix(&mut r) >> 1);
-                assert_eq!(skipped(skipped(g, a), b), skipped(g, a + b));
-            }
-            for &a in &big {
-                for &b in &[0u64, 1, 2, 12345, 1 << 40] {
-                    assert_eq!(skipped(skipped(g, a), b), skipped(g, a + b), "a = {a}, b = {b}");
-                }
-            }
-            let h = skipped(skipped(g, u64::MAX - 5), 5);
-            assert_eq!(h, skipped(g, u64::MAX));
+            let mut pairs: Vec<_> = (0..20).map(|_| (splitmix64(&mut r) >> 1, splitmix64(&mut r) >> 1)).collect();
+            pairs.extend(big.iter().flat_map(|&a| [0, 1, 2, 12345, 1 << 40].map(|b| (a, b))));
+            pairs.push((u64::MAX - 5, 5));
+            skips_compose_for(g, &pairs);
         }
     }
 
@@ -379,62 +335,28 @@ mod tests {
     /// (T^(p/q + 1) != T for every prime q dividing p).
     #[test]
     fn component_periods() {
-        fn pow(m: &[u32; 32], mut e: u64) -> [u32; 32] {
-            let mut r: [u32; 32] = core::array::from_fn(|j| 1 << j);
-            let mut b = *m;
-            while e > 0 {
-                if e & 1 == 1 {
-                    r = mat_mul(&b, &r);
-                }
-                b = mat_mul(&b, &b);
-                e >>= 1;
-            }
-            r
-        }
         for (c, primes) in
             [(C1, &[2147483647u64][..]), (C2, &[233, 1103, 2089][..]), (C3, &[3, 5, 29, 43, 113, 127][..])]
         {
-            let p = c.period as u64;
-            assert_eq!(primes.iter().product::<u64>(), p);
-            let t = c.matrix();
-            assert_eq!(pow(&t, p + 1), t);
-            for &q in primes {
-                assert_ne!(pow(&t, p / q + 1), t, "period of {c:?} divides {}", p / q);
-            }
-            // The table is the matrix's powers of two.
-            let table = c.jump_table();
-            for (i, m) in table.iter().enumerate() {
-                assert_eq!(*m, pow(&t, 1 << i));
-            }
+            tausworthe_period_is_exact(c, primes);
         }
     }
 
     #[test]
     fn large_skip_is_cheap() {
-        let mut g = Taus88::stream(1, 2);
-        let t = std::time::Instant::now();
-        for i in 0..10_000u64 {
-            g.skip(u64::MAX - i);
-        }
-        assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+        skips_are_cheap(Taus88::stream(1, 2), (0..10_000u64).map(|i| u64::MAX - i));
     }
 
     #[test]
     fn streams_are_valid_and_distinct() {
-        let mut seen = std::collections::HashSet::new();
-        for k in 0..1000u64 {
-            let g = Taus88::stream(42, k);
+        // The kept bits decide the sequence: the helper compares the states after one step.
+        for g in streams_start_distinct::<Taus88>(42, 1000) {
             assert!(Taus88::is_valid(g.z));
-            // The kept bits decide the sequence: compare the state after one step.
-            assert!(seen.insert(stepped(g, 1).z), "stream {k} repeats a state");
         }
-        assert_ne!(Taus88::stream(1, 0), Taus88::stream(2, 0));
-        assert_ne!(Taus88::stream(1 << 32, 0), Taus88::stream(0, 0));
-        assert_ne!(Taus88::stream(0, 1 << 32), Taus88::stream(0, 0));
+        seed_and_stream_halves_matter::<Taus88>();
         // The documented rule: the first Philox block (j = 0) is valid for these streams.
         for (seed, k) in [(0u64, 0u64), (0x0123_4567_89AB_CDEF, 1000), (u64::MAX, 1 << 40)] {
-            let key = [seed as u32, (seed >> 32) as u32];
-            let w = crate::rng::philox::philox4x32_10([k as u32, (k >> 32) as u32, 0, 0x5441_3838], key);
+            let w = first_philox_candidate(seed, k, 0x5441_3838);
             assert_eq!(Taus88::stream(seed, k).z, [w[0], w[1], w[2]]);
         }
         // Not the hybrid Tausworthe's starting points: the tag differs.
@@ -444,11 +366,7 @@ mod tests {
 
     #[test]
     fn neighbouring_streams_differ() {
-        for k in 0..20u64 {
-            let (mut a, mut b) = (Taus88::stream(7, k), Taus88::stream(7, k + 1));
-            let same = (0..1000).filter(|_| a.next_u32() == b.next_u32()).count();
-            assert!(same < 3, "streams {k} and {} agree on {same} of 1000 outputs", k + 1);
-        }
+        neighbours_rarely_agree::<Taus88>(7, 0..20, 1000);
     }
 
     #[test]
@@ -459,10 +377,7 @@ mod tests {
             assert!(e.rule.starts_with(["z1 must be >= 2", "z2 must be >= 8", "z3 must be >= 16"][word as usize]));
         }
         assert_eq!(Taus88::from_raw_state(&[2, 8, 16]), Ok(Taus88 { z: [2, 8, 16] }));
-        for words in [&[2u32, 8][..], &[2, 8, 16, 0][..], &[][..]] {
-            let e = Taus88::from_raw_state(words).unwrap_err();
-            assert_eq!(e.word, None);
-        }
+        rejects_word_counts::<Taus88>(&[&[2, 8], &[2, 8, 16, 0], &[]], "it has exactly three words");
         // The rule is tight: a component just below its minimum is zero after one step.
         for (i, (c, z)) in [(C1, 1u32), (C2, 7), (C3, 15)].into_iter().enumerate() {
             assert_eq!(c.step(z), 0, "component {}", i + 1);
