@@ -19,6 +19,8 @@ const BUNDLE: &str = "target/device-bundle";
 const LIMIT_BYTES: u64 = 64 * 1024 * 1024;
 const RUN_SH: &str = include_str!("device_run.sh");
 const README: &str = include_str!("device_readme.txt");
+/// The cuRAND device-API reference program run.sh builds with nvcc on the GPU machine.
+const CURAND_CHECK: &str = include_str!("curand_check.cu");
 
 pub fn device_bundle() -> Result<()> {
     setup::setup(false)?;
@@ -45,6 +47,7 @@ pub fn device_bundle() -> Result<()> {
     fs::write(bundle.join("run.sh"), RUN_SH)?;
     fs::set_permissions(bundle.join("run.sh"), fs::Permissions::from_mode(0o755))?;
     fs::write(bundle.join("README.txt"), README)?;
+    fs::write(bundle.join("curand_check.cu"), CURAND_CHECK)?;
 
     heading("size");
     let mut total = 0;

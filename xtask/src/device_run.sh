@@ -4,8 +4,8 @@
 #
 # Usage: bash run.sh [OUT_DIR]        OUT_DIR defaults to $OUT, else ./device-out
 #
-# Writes 8 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
-# bench.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
+# Writes 9 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
+# bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
 # in any kernel, and the price and bench runs succeeded, else 1. A compute-sanitizer that is
 # missing or refuses the device is reported as NOT RUN in the summary (and does not pass silently).
 # Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
@@ -156,6 +156,44 @@ if [ "$rc" -eq 0 ] && [ -f "$OUT_DIR/bench.md" ]; then
 else
     CLI_FAILED=1
     tail -n 10 "$OUT_DIR/bench.log" | sed 's/^/  /' >>"$SUMMARY"
+fi
+
+# --- cuRAND's device API against warpmc's stream rules ---------------------------------------------
+# curand_check.cu (built here with nvcc) prints curand_init(seed, subsequence, 0) then curand();
+# warpmc generate prints stream `subsequence` of `seed`. Reported, not a pass/fail: which
+# generators match cuRAND is what this measures.
+heading "cuRAND device API vs warpmc streams (log: curand.log)"
+CURAND_LOG="$OUT_DIR/curand.log"
+: >"$CURAND_LOG"
+summary ""
+NVCC="$(command -v nvcc 2>/dev/null || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -n 1)"
+if [ -z "$NVCC" ]; then
+    summary "cuRAND device API comparison: NOT RUN (no nvcc)"
+elif ! "$NVCC" -O2 -o "$TMP.curand" curand_check.cu >>"$CURAND_LOG" 2>&1; then
+    summary "cuRAND device API comparison: NOT RUN (nvcc failed; see curand.log)"
+else
+    summary "cuRAND device API (curand_init(seed, subsequence, 0), curand()) vs warpmc generate --stream:"
+    for g in xorwow philox4x32-10 mrg32k3a; do
+        if ! ./warpmc generate --backend cpu --generator "$g" --count 1 >/dev/null 2>&1; then
+            summary "  $g: not in this warpmc build"
+            continue
+        fi
+        same=0
+        cases=0
+        for pair in "0 0" "1234 0" "1234 5" "42 1000" "18446744073709551615 3"; do
+            set -- $pair
+            cases=$((cases + 1))
+            "$TMP.curand" "$g" "$1" "$2" 0 16 >"$TMP.a" 2>>"$CURAND_LOG"
+            ./warpmc generate --backend cpu --generator "$g" --seed "$1" --stream "$2" --count 16 >"$TMP.b" 2>>"$CURAND_LOG"
+            if cmp -s "$TMP.a" "$TMP.b"; then
+                same=$((same + 1))
+            else
+                { echo "== $g seed $1 subsequence $2: cuRAND | warpmc"; paste "$TMP.a" "$TMP.b" | head -n 4; } >>"$CURAND_LOG"
+            fi
+        done
+        summary "  $g: $same of $cases (seed, subsequence) cases identical over 16 words"
+    done
+    rm -f "$TMP.curand" "$TMP.a" "$TMP.b"
 fi
 
 # --- compute-sanitizer: every kernel once, memcheck and racecheck ---------------------------------
