@@ -127,11 +127,15 @@ fn main() {
     check_ptx(&ptx, &asm_path);
     let ptx = cap_registers(ptx);
 
-    write(&out_dir.join("warpmc_kernels.ptx"), &ptx);
     // A stable path for `cargo xtask test`, which assembles the module with ptxas.
     let ptx_file = ptx_target_dir.join("warpmc_kernels.ptx");
     write(&ptx_file, &ptx);
-    assemble_cubin(&target_root, &ptx_file, &out_dir.join(CUBIN_NAME));
+    let cubin_file = ptx_target_dir.join(CUBIN_NAME);
+    let cubin = assemble_cubin(&target_root, &ptx_file, &cubin_file);
+    // Embedded deflated: a module of a hundred kernels is megabytes of text, in every binary
+    // that can reach the GPU (the test executables included).
+    write(&out_dir.join("warpmc_kernels.ptx.deflate"), miniz_oxide::deflate::compress_to_vec(ptx.as_bytes(), 6));
+    write(&out_dir.join("warpmc_kernels.sm_90.cubin.deflate"), miniz_oxide::deflate::compress_to_vec(&cubin, 6));
 }
 
 /// The machine code embedded beside the PTX, for GPUs of compute capability 9.0 (H100, H200).
@@ -139,9 +143,9 @@ const CUBIN_NAME: &str = "warpmc_kernels.sm_90.cubin";
 
 /// Assemble the PTX into `out` with the project's ptxas (`cargo xtask setup` installs it in
 /// `<target>/tools/nvcc`; `WARPMC_PTXAS` names another). Loading machine code takes the driver
-/// milliseconds where JIT-compiling a PTX module of dozens of kernels takes seconds. Without
-/// ptxas `out` is left empty and the host falls back to the PTX, with a warning here.
-fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) {
+/// milliseconds where JIT-compiling a PTX module of dozens of kernels takes seconds. Returns the
+/// machine code; without ptxas it is empty (the host then uses the PTX), with a warning here.
+fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) -> Vec<u8> {
     let ptxas = env::var_os("WARPMC_PTXAS")
         .map(PathBuf::from)
         .unwrap_or_else(|| target_root.join("tools/nvcc/nvidia/cu13/bin/ptxas"));
@@ -153,8 +157,7 @@ fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) {
              `cargo xtask setup` installs ptxas",
             ptxas.display()
         );
-        write(out, "");
-        return;
+        return Vec::new();
     }
     let status = Command::new(&ptxas)
         .arg(format!("-arch={GPU_ARCH}"))
@@ -166,10 +169,11 @@ fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) {
     if !status.success() {
         fail(&format!("{} rejected {} ({status})", ptxas.display(), ptx_file.display()), None);
     }
+    fs::read(out).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", out.display()), None))
 }
 
-fn write(path: &Path, text: &str) {
-    fs::write(path, text).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display()), None));
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    fs::write(path, bytes).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display()), None));
 }
 
 /// The pinned nightly, `[workspace.metadata.warpmc] ptx-toolchain` in the workspace Cargo.toml.

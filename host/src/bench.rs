@@ -316,7 +316,7 @@ mod gpu {
             multiprocessors: exec.multiprocessors(),
             module_load_ms: exec.module_load_ms(),
             module_kind: exec.module_kind().to_string(),
-            ptx_bytes: crate::PTX.len(),
+            ptx_bytes: crate::ptx().len(),
             copy_bandwidth_bytes,
             write_bandwidth_bytes,
             fills,

@@ -36,11 +36,25 @@ pub mod rngs;
 pub use error::{Error, Result};
 pub use warpmc_kernels as kernels;
 
-/// The PTX module compiled from `gpu-kernels` at build time (see `build.rs`).
+/// The PTX module compiled from `gpu-kernels` at build time (see `build.rs`), deflated.
 #[cfg(feature = "gpu")]
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/warpmc_kernels.ptx"));
+const PTX_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/warpmc_kernels.ptx.deflate"));
 
 /// The same module as machine code for compute capability 9.0 (H100, H200), assembled at build
-/// time by the project's ptxas; empty when the build had no ptxas (the PTX is used instead).
+/// time by the project's ptxas, deflated; it inflates to nothing when the build had no ptxas.
 #[cfg(feature = "gpu")]
-pub const CUBIN_SM90: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/warpmc_kernels.sm_90.cubin"));
+const CUBIN_SM90_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/warpmc_kernels.sm_90.cubin.deflate"));
+
+/// The PTX module compiled from `gpu-kernels` at build time.
+#[cfg(feature = "gpu")]
+pub fn ptx() -> String {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(PTX_DEFLATED).expect("build.rs deflated the PTX");
+    String::from_utf8(bytes).expect("PTX is text")
+}
+
+/// The module as sm_90 machine code, if the build assembled it.
+#[cfg(feature = "gpu")]
+pub fn cubin_sm90() -> Option<Vec<u8>> {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(CUBIN_SM90_DEFLATED).expect("build.rs deflated the cubin");
+    (!bytes.is_empty()).then_some(bytes)
+}

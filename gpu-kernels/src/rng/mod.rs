@@ -15,9 +15,19 @@
 //!   for generators without a jump ([`streams`]).
 
 pub mod adder;
+pub mod gm19;
+pub mod gm29;
+pub mod gm31;
+pub mod gm55;
+pub mod gm61;
+pub mod gm_common;
+pub mod gq58_1;
+pub mod gq58_3;
+pub mod gq58_4;
 pub mod hybrid_taus;
 pub mod kiss;
 pub mod lcg32;
+pub mod lcg_prime;
 pub mod lfsr113;
 pub mod mrg32k3a;
 pub mod park_miller;
@@ -27,16 +37,27 @@ pub mod streams;
 pub mod taus88;
 #[cfg(test)]
 mod testing;
+pub mod xorwow;
 
 pub use adder::Adder;
+pub use gm19::Gm19;
+pub use gm29::Gm29;
+pub use gm31::Gm31;
+pub use gm55::Gm55;
+pub use gm61::Gm61;
+pub use gq58_1::Gq581;
+pub use gq58_3::Gq583;
+pub use gq58_4::Gq584;
 pub use hybrid_taus::HybridTaus;
 pub use kiss::Kiss;
+pub use lcg_prime::LcgPrime;
 pub use lcg32::Lcg32;
 pub use lfsr113::Lfsr113;
 pub use mrg32k3a::Mrg32k3a;
 pub use park_miller::ParkMiller;
 pub use philox4x32_10::Philox4x32x10;
 pub use taus88::Taus88;
+pub use xorwow::Xorwow;
 
 /// A generator of uniformly distributed 32-bit words.
 pub trait Uniform32 {
@@ -127,6 +148,16 @@ macro_rules! for_each_generator {
             (Kiss, kiss),
             (Taus88, taus88),
             (Lfsr113, lfsr113),
+            (Xorwow, xorwow),
+            (LcgPrime, lcg_prime),
+            (Gm19, gm19),
+            (Gm29, gm29),
+            (Gm31, gm31),
+            (Gm55, gm55),
+            (Gm61, gm61),
+            (Gq581, gq58_1),
+            (Gq583, gq58_3),
+            (Gq584, gq58_4),
         }
     };
 }

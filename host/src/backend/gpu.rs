@@ -127,16 +127,15 @@ impl GpuExecutor {
             cc(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
             cc(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
         );
-        let (image, module_kind) = match std::env::var_os("WARPMC_PTX") {
-            Some(path) => {
+        let cubin = if capability == (9, 0) { crate::cubin_sm90() } else { None };
+        let (image, module_kind) = match (std::env::var_os("WARPMC_PTX"), cubin) {
+            (Some(path), _) => {
                 let src = std::fs::read_to_string(&path)
                     .map_err(|e| Error::Gpu(format!("WARPMC_PTX={}: {e}", path.to_string_lossy())))?;
                 (cudarc::nvrtc::Ptx::from_src(src), "PTX from WARPMC_PTX, JIT-compiled")
             }
-            None if capability == (9, 0) && !crate::CUBIN_SM90.is_empty() => {
-                (cudarc::nvrtc::Ptx::from_binary(crate::CUBIN_SM90.to_vec()), "sm_90 machine code built with the crate")
-            }
-            None => (cudarc::nvrtc::Ptx::from_src(crate::PTX), "PTX, JIT-compiled by the driver"),
+            (None, Some(cubin)) => (cudarc::nvrtc::Ptx::from_binary(cubin), "sm_90 machine code built with the crate"),
+            (None, None) => (cudarc::nvrtc::Ptx::from_src(crate::ptx()), "PTX, JIT-compiled by the driver"),
         };
         let load_start = std::time::Instant::now();
         let module = ctx.load_module(image).map_err(gpu_err("loading the kernel module"))?;
