@@ -60,8 +60,7 @@
 //! assert_eq!(g.next_u32(), 3939088052);
 //! ```
 
-use super::gm_common::{Family, Jump, RawRules, Recurrence};
-use super::{Generator, InvalidState, Skip, Uniform32};
+use super::gm_common::{Family, RawRules, Recurrence, gm_generator};
 
 /// The recurrence mod `p = 2^51 - 129` and the orbit layout (`g = 2^4 p`).
 pub const FAMILY: Family = Family {
@@ -80,24 +79,6 @@ pub const STREAM_SPACING: u64 = 20_669_825_409;
 /// Steps between the starts of neighbouring seeds.
 pub const SEED_SPACING: u128 = 1 << 64;
 
-const _: () = assert!(FAMILY.is_consistent::<16>());
-
-/// The published orbits (seed 0, stream 0), evaluated at compile time.
-static START: ([u32; 16], [u32; 16]) = FAMILY.orbits_from_base(BASE.0, BASE.1);
-const STREAM_JUMP: Jump = FAMILY.rec.jump(STREAM_SPACING as u128);
-const SEED_JUMP: Jump = FAMILY.rec.jump(SEED_SPACING);
-
-/// Generator state: the last two values of each of the 8 orbits, in working units `y = x / 16`,
-/// as (low, high) word pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct Gm55 {
-    /// `y_{n-1}` of orbit `j`: low word at `2j`, high word at `2j + 1`.
-    pub prev: [u32; 16],
-    /// `y_n` of orbit `j`: low word at `2j`, high word at `2j + 1`.
-    pub cur: [u32; 16],
-}
-
 const RULES: RawRules = RawRules {
     count: "it has exactly four words, x0_lo,x0_hi,x1_lo,x1_hi",
     x0: "x0 = x0_lo + 2^32 x0_hi must be < g = 16 (2^51 - 129) = 36028797018961904 (values are residues mod g)",
@@ -105,180 +86,100 @@ const RULES: RawRules = RawRules {
     zero: "x0 and x1 must not both be multiples of p = 2^51 - 129 (every orbit would reach zero and stay there)",
 };
 
-impl Uniform32 for Gm55 {
-    #[inline(always)]
-    fn next_u32(&mut self) -> u32 {
-        FAMILY.next_nibbles(&mut self.prev, &mut self.cur)
+gm_generator! {
+    /// Generator state: the last two values of each of the 8 orbits, in working units `y = x / 16`,
+    /// as (low, high) word pairs.
+    pub struct Gm55 {
+        /// `y_{n-1}` of orbit `j`: low word at `2j`, high word at `2j + 1`.
+        pub prev: [u32; 16],
+        /// `y_n` of orbit `j`: low word at `2j`, high word at `2j + 1`.
+        pub cur: [u32; 16],
     }
-}
-
-// SAFETY: #[repr(C)] with two fields, both [u32; 16]: 32 words, no padding.
-unsafe impl Generator for Gm55 {
-    const NAME: &'static str = "gm55";
-    const RAW_STATE: &'static str = "x0_lo,x0_hi,x1_lo,x1_hi";
-    const RAW_STATE_WORDS: usize = 4;
-
-    /// The published sequence skipped by `seed 2^64 + stream L` (see the module docs).
-    fn stream(seed: u64, stream: u64) -> Self {
-        let (prev, cur) = FAMILY.stream_start(&START, SEED_JUMP, seed, STREAM_JUMP, stream);
-        Self { prev, cur }
-    }
-
-    fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let (x0, x1) = FAMILY.parse_raw(Self::NAME, &RULES, words)?;
-        let (prev, cur) = FAMILY.orbits_from_base(x0, x1);
-        Ok(Self { prev, cur })
-    }
-}
-
-impl Skip for Gm55 {
-    #[inline(always)]
-    fn skip(&mut self, n: u64) {
-        FAMILY.skip(&mut self.prev, &mut self.cur, n);
-    }
+    name: "gm55",
+    raw_state: "x0_lo,x0_hi,x1_lo,x1_hi",
+    family: FAMILY,
+    base: BASE,
+    rules: RULES,
+    next_u32: next_nibbles(),
+    stream_spacing: STREAM_SPACING,
+    seed_spacing: SEED_SPACING,
+    stream_doc: "The published sequence skipped by `seed 2^64 + stream L` (see the module docs).",
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::gm_common::definition::{Assembly, Definition, prand_check, sum};
-    use super::super::testing::*;
+    use super::super::gm_common::checks::{Case, Cycle, Seeds, gm_tests};
+    use super::super::gm_common::definition::{Assembly, Definition};
     use super::*;
 
     const P: u64 = (1 << 51) - 129;
+    const HI: u32 = (G >> 32) as u32;
 
-    fn definition() -> Definition {
-        let spacing = (7730941120 << 64) + 2741045636569588180;
-        Definition { g: 16 * P as u128, k: 256, q: 176, spacing, orbits: 8, assembly: Assembly::Nibbles }
-    }
-
-    fn raw(x0: u64, x1: u64) -> [u32; 4] {
-        [x0 as u32, (x0 >> 32) as u32, x1 as u32, (x1 >> 32) as u32]
-    }
-
-    /// The first outputs of the published generator ([R] in ALGORITHMS.md), from the generator
-    /// and from the definition (which reduces the published base mod `g`).
-    #[test]
-    fn reference() {
-        let expected = [3939088052, 502966821, 308800831, 362694009, 3904129798];
-        assert_eq!(first(&mut Gm55::stream(0, 0), 5), expected);
-        assert_eq!(definition().outputs(100152853817629549, 132388305121829306, 5), expected);
-        assert_eq!((G, BASE), (36028797018961904, (28095259779705741, 24301914064943594)));
-        let words = [1795861389, 6541437, 1261697514, 5658230];
-        assert_eq!(raw(BASE.0, BASE.1), words);
-        assert_eq!(Gm55::from_raw_state(&words), Ok(Gm55::stream(0, 0)));
-    }
-
-    /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.112289, next word / 2^32 =
-    /// 0.146348. 8 * 10^8 orbit steps, about 1.3 s in release.
-    #[test]
-    fn reference_prand_sum() {
-        let mut g = Gm55::stream(0, 0);
-        assert_eq!(prand_check(|| g.next_u32()), "0.112289 0.146348");
-    }
-
-    /// A regression value computed with this implementation (which matches the published 10^8
-    /// check above): the sum of the first 10^6 words.
-    #[test]
-    fn regression_sum() {
-        let mut g = Gm55::stream(0, 0);
-        assert_eq!(sum(|| g.next_u32(), 1_000_000), 2148319192998234);
-    }
-
-    /// The definition in `x` mod `g` (with its transient) against the generator in `y` mod `p`.
-    #[test]
-    fn from_raw_state_follows_definition() {
-        for (x0, x1) in [BASE, (1, 0), (0, 1), (G - 1, G - 1), (P, 1), (15, 16 * P - 1), (12345, 1 << 54)] {
-            let mut g = Gm55::from_raw_state(&raw(x0, x1)).unwrap();
-            assert_eq!(first(&mut g, 2000), definition().outputs(x0 as u128, x1 as u128, 2000), "{x0}, {x1}");
-        }
+    const CASE: Case = Case {
+        name: "gm55",
+        family: FAMILY,
+        definition: Definition {
+            g: 16 * P as u128,
+            k: 256,
+            q: 176,
+            spacing: (7730941120 << 64) + 2741045636569588180,
+            orbits: 8,
+            assembly: Assembly::Nibbles,
+        },
+        // The definition reduces the published base mod g.
+        published_base: (100152853817629549, 132388305121829306),
+        base: BASE,
+        base_words: &[1795861389, 6541437, 1261697514, 5658230],
+        constants: &[(G, 36028797018961904), (BASE.0, 28095259779705741), (BASE.1, 24301914064943594)],
+        first_outputs: [3939088052, 502966821, 308800831, 362694009, 3904129798],
+        prand_sum: "0.112289 0.146348",
+        regression_sum: 2148319192998234,
+        definition_starts: &[
+            (BASE.0, BASE.1),
+            (1, 0),
+            (0, 1),
+            (G - 1, G - 1),
+            (P, 1),
+            (15, 16 * P - 1),
+            (12345, 1 << 54),
+        ],
         // Pairs that agree mod p are the same generator.
-        assert_eq!(Gm55::from_raw_state(&raw(5, 7)), Gm55::from_raw_state(&raw(5 + 3 * P, 7 + 15 * P)));
-    }
-
-    #[test]
-    fn value_stability() {
-        // Pinned: a change here changes every result produced with this generator.
-        assert_eq!(first(&mut Gm55::stream(0, 5), 3), [2458526267, 1420566036, 3074648830]);
-        assert_eq!(first(&mut Gm55::stream(3, 100), 3), [118711476, 2804084767, 2798311970]);
-    }
-
-    /// Orbit `j + 1` starts `N` steps after orbit `j`.
-    #[test]
-    fn orbits_are_spaced() {
-        let g = Gm55::stream(0, 0);
-        let spacing = FAMILY.rec.jump(FAMILY.orbit_spacing);
-        for j in 0..7 {
-            let next = FAMILY.rec.apply(spacing, FAMILY.load(&g.prev, j), FAMILY.load(&g.cur, j));
-            assert_eq!(next, (FAMILY.load(&g.prev, j + 1), FAMILY.load(&g.cur, j + 1)), "orbit {j}");
-        }
-    }
-
-    #[test]
-    fn skip_equals_stepping() {
-        let mut r = 1u64;
-        let ns = skip_lengths((0..5).map(|_| splitmix64(&mut r) % 1_000_001));
-        skip_matches_stepping(Gm55::stream(0, 0), &ns);
-        skip_matches_stepping(Gm55::from_raw_state(&raw(G - 1, 1)).unwrap(), &ns);
-    }
-
-    #[test]
-    fn skips_compose() {
-        let pairs = [(0, 5), (17, 1 << 40), (123_456_789, 987_654_321_000), (u64::MAX / 2, u64::MAX / 2)];
-        skips_compose_for(Gm55::stream(1, 2), &pairs);
+        same_generator: &[((5, 7), (5 + 3 * P, 7 + 15 * P))],
+        pinned: [((0, 5), [2458526267, 1420566036, 3074648830]), ((3, 100), [118711476, 2804084767, 2798311970])],
+        skip_from: (G - 1, 1),
+        extra_compose_pairs: &[],
         // Beyond u64: two skips of 2^63 are the jump by 2^64 (one seed spacing).
-        let mut g = Gm55::stream(1, 2);
-        FAMILY.jump_orbits(FAMILY.rec.jump(1 << 64), &mut g.prev, &mut g.cur);
-        assert_eq!(skipped(skipped(Gm55::stream(1, 2), 1 << 63), 1 << 63), g);
-        assert_eq!(g, Gm55::stream(2, 2));
-        skips_are_cheap(Gm55::stream(0, 0), (0..1000u64).map(|i| u64::MAX - i));
-    }
-
-    #[test]
-    fn streams() {
-        let starts = streams_start_distinct::<Gm55>(0, 1000);
-        assert_eq!(starts[0], Gm55::from_raw_state(&raw(BASE.0, BASE.1)).unwrap());
-        streams_are_spaced::<Gm55>(0, &[0, 1, 2, 892447985, 6899462838723512564], STREAM_SPACING);
-        streams_are_spaced::<Gm55>(7, &[0, 1 << 40], STREAM_SPACING);
+        cycle: Cycle::BeyondU64,
+        stream_spacing: STREAM_SPACING,
+        spaced_streams: &[(0, &[0, 1, 2, 892447985, 6899462838723512564]), (7, &[0, 1 << 40])],
         // Seed s starts s 2^64 steps in.
-        for s in [1u64, 2, 7730941119] {
-            let mut g = Gm55::stream(0, 3);
-            FAMILY.jump_orbits(FAMILY.rec.jump(s as u128 * SEED_SPACING), &mut g.prev, &mut g.cur);
-            assert_eq!(Gm55::stream(s, 3), g);
-        }
-        neighbours_share_no_value::<Gm55>(0, [0, 1, 2, 999], 1000);
-        neighbours_share_no_value::<Gm55>(3, [0, 892447984], 1000);
-        seed_and_stream_halves_matter::<Gm55>();
-    }
+        seeds: Seeds::Jump { spacing: SEED_SPACING, seeds: &[1, 2, 7730941119] },
+        disjoint_neighbours: &[(0, &[0, 1, 2, 999]), (3, &[0, 892447984])],
+        valid: &[(G - 1, G - 1), (0, 1), (P, 1), (16, 0)],
+        out_of_range: &[
+            ((G, 0), 1, HI, "x0 = x0_lo + 2^32 x0_hi must be < g"),
+            ((1, G), 3, HI, "x1 = x1_lo + 2^32 x1_hi must be < g"),
+            ((u64::MAX, 1), 1, u32::MAX, "x0 "),
+            ((0, 1 << 55), 3, 1 << 23, "x1 "),
+        ],
+        zero: &[(0, 0), (P, 0), (0, 15 * P), (3 * P, 7 * P)],
+        zero_rule: "x0 and x1 must not both be multiples of p",
+        wrong_counts: &[&[], &[1, 2], &[1, 2, 3], &[1, 2, 3, 4, 5]],
+        count_rule: "it has exactly four words",
+    };
 
-    #[test]
-    fn invalid_states() {
-        assert!(Gm55::from_raw_state(&raw(G - 1, G - 1)).is_ok());
-        assert!(Gm55::from_raw_state(&raw(0, 1)).is_ok());
-        assert!(Gm55::from_raw_state(&raw(P, 1)).is_ok());
-        assert!(Gm55::from_raw_state(&raw(16, 0)).is_ok());
-        let hi = (G >> 32) as u32;
-        for (words, word, value, rule) in [
-            (raw(G, 0), 1, hi, "x0 = x0_lo + 2^32 x0_hi must be < g"),
-            (raw(1, G), 3, hi, "x1 = x1_lo + 2^32 x1_hi must be < g"),
-            (raw(u64::MAX, 1), 1, u32::MAX, "x0 "),
-            (raw(0, 1 << 55), 3, 1 << 23, "x1 "),
-        ] {
-            let e = Gm55::from_raw_state(&words).unwrap_err();
-            assert_eq!((e.generator, e.word, e.value), ("gm55", Some(word), value), "{words:?}");
-            assert!(e.rule.starts_with(rule), "{}", e.rule);
-        }
-        for (x0, x1) in [(0, 0), (P, 0), (0, 15 * P), (3 * P, 7 * P)] {
-            let e = Gm55::from_raw_state(&raw(x0, x1)).unwrap_err();
-            assert_eq!((e.word, e.value), (None, 0));
-            assert!(e.rule.starts_with("x0 and x1 must not both be multiples of p"));
-        }
-        rejects_word_counts::<Gm55>(&[&[], &[1, 2], &[1, 2, 3], &[1, 2, 3, 4, 5]], "it has exactly four words");
+    gm_tests! {
+        Gm55,
+        CASE,
+        /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.112289, next word / 2^32 =
+        /// 0.146348. 8 * 10^8 orbit steps, about 1.3 s in release.
+        reference_prand_sum
     }
 
     /// Why multiples of p are rejected: such a pair reaches zero within two steps and stays there.
     #[test]
     fn multiples_of_p_die() {
-        let d = definition();
+        let d = &CASE.definition;
         let mut o = [(0u128, 0u128); 1];
         o[0] = (3 * P as u128, 7 * P as u128);
         for _ in 0..3 {

@@ -394,6 +394,107 @@ impl Family {
     }
 }
 
+/// A generator of the family from its constants: the state struct (its docs as given, two
+/// `[u32; W]` arrays `prev` and `cur` holding the orbit values in the layout of [`Family::load`]),
+/// its `Uniform32`, `Generator` and `Skip` impls, and the private items they use in the calling
+/// module: `START` (the published orbits, evaluated at compile time), `STREAM_JUMP` and
+/// `SEED_JUMP`. `FAMILY.is_consistent::<W>()` and the struct's size are checked at compile time.
+///
+/// ```text
+/// gm_generator! {
+///     /// Generator state: ...
+///     pub struct Gm19 {
+///         /// `x_{n-1}` of orbit `j`.
+///         pub prev: [u32; 32],
+///         /// `x_n` of orbit `j`.
+///         pub cur: [u32; 32],
+///     }
+///     name: "gm19",                   // Generator::NAME
+///     raw_state: "x0,x1",             // Generator::RAW_STATE; RAW_STATE_WORDS is FAMILY.raw_words()
+///     family: FAMILY,                 // the Family
+///     base: BASE,                     // the published (x0, x1): seed 0, stream 0
+///     rules: RULES,                   // the RawRules of from_raw_state
+///     next_u32: next_bits(THRESHOLD), // a Family method, called as FAMILY.next_bits(prev, cur, THRESHOLD)
+///     stream_spacing: STREAM_SPACING, // steps between neighbouring streams (u64)
+///     seed_spacing: 1 << 40,          // steps between neighbouring seeds (u128)
+///     stream_doc: "The published sequence skipped by ...", // the doc of Generator::stream
+/// }
+/// ```
+macro_rules! gm_generator {
+    (
+        $(#[$attr:meta])*
+        pub struct $ty:ident {
+            $(#[$prev_attr:meta])*
+            pub prev: [u32; $w:literal],
+            $(#[$cur_attr:meta])*
+            pub cur: [u32; $w_cur:literal] $(,)?
+        }
+        name: $name:literal,
+        raw_state: $raw_state:literal,
+        family: $family:expr,
+        base: $base:expr,
+        rules: $rules:expr,
+        next_u32: $next:ident($($next_arg:expr),* $(,)?),
+        stream_spacing: $stream_spacing:expr,
+        seed_spacing: $seed_spacing:expr,
+        stream_doc: $stream_doc:literal $(,)?
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(C)]
+        pub struct $ty {
+            $(#[$prev_attr])*
+            pub prev: [u32; $w],
+            $(#[$cur_attr])*
+            pub cur: [u32; $w_cur],
+        }
+
+        const _: () = assert!($w == $w_cur && size_of::<$ty>() == 8 * $w && align_of::<$ty>() == 4);
+        const _: () = assert!($family.is_consistent::<$w>());
+
+        /// The published orbits (seed 0, stream 0), evaluated at compile time.
+        static START: ([u32; $w], [u32; $w]) = $family.orbits_from_base($base.0, $base.1);
+        const STREAM_JUMP: $crate::rng::gm_common::Jump = $family.rec.jump($stream_spacing as u128);
+        const SEED_JUMP: $crate::rng::gm_common::Jump = $family.rec.jump($seed_spacing);
+
+        impl $crate::rng::Uniform32 for $ty {
+            #[inline(always)]
+            fn next_u32(&mut self) -> u32 {
+                $family.$next(&mut self.prev, &mut self.cur $(, $next_arg)*)
+            }
+        }
+
+        // SAFETY: the struct is the one this macro declares just above: #[repr(C)] with two
+        // fields, both [u32; W] (the two lengths are checked equal at compile time): 2 W words,
+        // no padding (size and alignment are checked at compile time too).
+        unsafe impl $crate::rng::Generator for $ty {
+            const NAME: &'static str = $name;
+            const RAW_STATE: &'static str = $raw_state;
+            const RAW_STATE_WORDS: usize = $family.raw_words();
+
+            #[doc = $stream_doc]
+            fn stream(seed: u64, stream: u64) -> Self {
+                let (prev, cur) = $family.stream_start(&START, SEED_JUMP, seed, STREAM_JUMP, stream);
+                Self { prev, cur }
+            }
+
+            fn from_raw_state(words: &[u32]) -> Result<Self, $crate::rng::InvalidState> {
+                let (x0, x1) = $family.parse_raw(Self::NAME, &$rules, words)?;
+                let (prev, cur) = $family.orbits_from_base(x0, x1);
+                Ok(Self { prev, cur })
+            }
+        }
+
+        impl $crate::rng::Skip for $ty {
+            #[inline(always)]
+            fn skip(&mut self, n: u64) {
+                $family.skip(&mut self.prev, &mut self.cur, n);
+            }
+        }
+    };
+}
+pub(crate) use gm_generator;
+
 // The orbit loops, with the storage layout as a constant: `W` words hold `W` values, or `W / 2`
 // (low word, high word) pairs when `WIDE`. Every loop runs to that count, so each index is in
 // range by construction and the GPU build has no bounds-check panic path (`Family::wide` is
@@ -573,6 +674,310 @@ pub(crate) mod definition {
     pub fn sum(mut next: impl FnMut() -> u32, n: usize) -> u64 {
         (0..n).map(|_| next() as u64).sum()
     }
+}
+
+/// The tests every generator of the family runs, on its own data: each generator's `mod tests`
+/// fills a [`checks::Case`] with its published and pinned values and calls [`gm_tests!`], which
+/// writes one `#[test]` per check below (same names in every file).
+#[cfg(test)]
+pub(crate) mod checks {
+    use std::fmt::Debug;
+
+    use super::super::Skip;
+    use super::super::testing::*;
+    use super::definition::{Definition, prand_check, sum};
+    use super::{Family, Jump};
+
+    /// Test access to a generator's orbits (written by [`gm_tests!`]).
+    pub trait Orbits: Skip + PartialEq + Debug {
+        /// Orbit `j`'s `(prev, cur)` in working units.
+        fn orbit(&self, j: usize) -> (u64, u64);
+        /// Every orbit advanced by `jump`.
+        fn jumped(self, jump: Jump) -> Self;
+    }
+
+    /// What a generator's long skip check is.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Cycle {
+        /// The cycle has this length (`P < 2^64`): skipping it is the identity.
+        Period(u64),
+        /// `P > 2^64`: two skips of `2^63` are the jump by `2^64`, which is one seed spacing
+        /// (stream `(1, 2)` to stream `(2, 2)`).
+        BeyondU64,
+    }
+
+    /// Where seed `s` starts, checked at each of `seeds` on stream 3.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Seeds {
+        /// Seed `s`, stream `k` is stream `per_seed s + k` of seed 0.
+        Streams { per_seed: u64, seeds: &'static [u64] },
+        /// Seed `s` is seed 0 skipped by `s spacing` steps (with `Skip::skip`).
+        Skip { spacing: u64, seeds: &'static [u64] },
+        /// Seed `s` is seed 0 with every orbit jumped by `s spacing` steps (beyond `u64`).
+        Jump { spacing: u128, seeds: &'static [u64] },
+    }
+
+    /// A raw pair `(x0, x1)`.
+    pub type Pair = (u64, u64);
+
+    /// One generator's data for the checks. Raw pairs `(x0, x1)` are encoded as the generator's
+    /// raw state words (two words, or `x0_lo, x0_hi, x1_lo, x1_hi` when `g > 2^32`).
+    pub struct Case {
+        /// `Generator::NAME`, as the errors must carry it.
+        pub name: &'static str,
+        /// The generator's `FAMILY`.
+        pub family: Family,
+        /// The definition, literally.
+        pub definition: Definition,
+        /// The published base `(x0, x1)` as the definition takes it (not reduced).
+        pub published_base: (u128, u128),
+        /// The generator's `BASE`, and its raw state words.
+        pub base: Pair,
+        pub base_words: &'static [u32],
+        /// `(value, expected)` pairs of the generator's derived constants.
+        pub constants: &'static [(u64, u64)],
+        /// The first outputs of the published generator ([R] in ALGORITHMS.md).
+        pub first_outputs: [u32; 5],
+        /// PRAND's check ([`prand_check`]) of the published generator.
+        pub prand_sum: &'static str,
+        /// The sum of the first 10^6 words (a regression value).
+        pub regression_sum: u64,
+        /// Raw pairs whose first 2000 outputs are checked against the definition.
+        pub definition_starts: &'static [Pair],
+        /// Pairs of raw pairs that must give the same generator.
+        pub same_generator: &'static [(Pair, Pair)],
+        /// `((seed, stream), first three outputs)`: pinned values.
+        pub pinned: [((u64, u64), [u32; 3]); 2],
+        /// The raw pair of the second start of the skip test (the first is stream `(0, 0)`).
+        pub skip_from: Pair,
+        /// Skip pairs checked after the common ones.
+        pub extra_compose_pairs: &'static [(u64, u64)],
+        pub cycle: Cycle,
+        /// `STREAM_SPACING`, and `(seed, streams)` whose neighbours are that far apart.
+        pub stream_spacing: u64,
+        pub spaced_streams: &'static [(u64, &'static [u64])],
+        pub seeds: Seeds,
+        /// `(seed, streams)`: streams `k` and `k + 1` share no value in their first 1000.
+        pub disjoint_neighbours: &'static [(u64, &'static [u64])],
+        /// Raw pairs `from_raw_state` accepts.
+        pub valid: &'static [Pair],
+        /// `(raw pair, word, value, rule start)` of the range errors.
+        pub out_of_range: &'static [(Pair, u8, u32, &'static str)],
+        /// Raw pairs rejected as a rule about the whole state, starting with `zero_rule`.
+        pub zero: &'static [Pair],
+        pub zero_rule: &'static str,
+        /// Word counts rejected, with a rule starting with `count_rule`.
+        pub wrong_counts: &'static [&'static [u32]],
+        pub count_rule: &'static str,
+    }
+
+    impl Case {
+        /// The raw state words of the pair `(x0, x1)`.
+        pub fn raw(&self, (x0, x1): Pair) -> Vec<u32> {
+            if self.family.raw_words() == 4 {
+                vec![x0 as u32, (x0 >> 32) as u32, x1 as u32, (x1 >> 32) as u32]
+            } else {
+                assert!(x0 <= u32::MAX as u64 && x1 <= u32::MAX as u64, "{x0}, {x1} are two-word raw states");
+                vec![x0 as u32, x1 as u32]
+            }
+        }
+    }
+
+    /// The first outputs of the published generator, from the generator and from the
+    /// definition; its constants; its raw state.
+    pub fn reference<G: Orbits>(c: &Case) {
+        assert_eq!(first(&mut G::stream(0, 0), 5), c.first_outputs);
+        assert_eq!(c.definition.outputs(c.published_base.0, c.published_base.1, 5), c.first_outputs);
+        for &(value, expected) in c.constants {
+            assert_eq!(value, expected);
+        }
+        assert_eq!(c.raw(c.base), c.base_words);
+        assert_eq!(G::from_raw_state(c.base_words), Ok(G::stream(0, 0)));
+    }
+
+    /// PRAND's check: `frac((sum of the first 10^8 words) / 2^32)` and the next word `/ 2^32`.
+    pub fn reference_prand_sum<G: Orbits>(c: &Case) {
+        let mut g = G::stream(0, 0);
+        assert_eq!(prand_check(|| g.next_u32()), c.prand_sum);
+    }
+
+    /// A regression value computed with this implementation (which matches the published 10^8
+    /// check): the sum of the first 10^6 words.
+    pub fn regression_sum<G: Orbits>(c: &Case) {
+        let mut g = G::stream(0, 0);
+        assert_eq!(sum(|| g.next_u32(), 1_000_000), c.regression_sum);
+    }
+
+    /// The definition in `x` mod `g` (with its transient, if any) against the generator in
+    /// working units; pairs that agree mod `p` are the same generator.
+    pub fn from_raw_state_follows_definition<G: Orbits>(c: &Case) {
+        for &(x0, x1) in c.definition_starts {
+            let mut g = G::from_raw_state(&c.raw((x0, x1))).unwrap();
+            assert_eq!(first(&mut g, 2000), c.definition.outputs(x0 as u128, x1 as u128, 2000), "{x0}, {x1}");
+        }
+        for &(a, b) in c.same_generator {
+            assert_eq!(G::from_raw_state(&c.raw(a)), G::from_raw_state(&c.raw(b)), "{a:?}, {b:?}");
+        }
+    }
+
+    /// Pinned: a change here changes every result produced with the generator.
+    pub fn value_stability<G: Orbits>(c: &Case) {
+        for ((seed, stream), expected) in c.pinned {
+            assert_eq!(first(&mut G::stream(seed, stream), 3), expected, "stream ({seed}, {stream})");
+        }
+    }
+
+    /// Orbit `j + 1` starts `N` steps after orbit `j`.
+    pub fn orbits_are_spaced<G: Orbits>(c: &Case) {
+        let (f, g) = (&c.family, G::stream(0, 0));
+        assert_eq!(f.orbits, c.definition.orbits);
+        let spacing = f.rec.jump(f.orbit_spacing);
+        for j in 0..f.orbits - 1 {
+            let (prev, cur) = g.orbit(j);
+            assert_eq!(f.rec.apply(spacing, prev, cur), g.orbit(j + 1), "orbit {j}");
+        }
+    }
+
+    pub fn skip_equals_stepping<G: Orbits>(c: &Case) {
+        let mut r = 1u64;
+        let ns = skip_lengths((0..5).map(|_| splitmix64(&mut r) % 1_000_001));
+        skip_matches_stepping(G::stream(0, 0), &ns);
+        skip_matches_stepping(G::from_raw_state(&c.raw(c.skip_from)).unwrap(), &ns);
+    }
+
+    pub fn skips_compose<G: Orbits>(c: &Case) {
+        let common = [(0, 5), (17, 1 << 40), (123_456_789, 987_654_321_000), (u64::MAX / 2, u64::MAX / 2)];
+        let pairs: Vec<(u64, u64)> = common.into_iter().chain(c.extra_compose_pairs.iter().copied()).collect();
+        skips_compose_for(G::stream(1, 2), &pairs);
+        match c.cycle {
+            Cycle::Period(p) => assert_eq!(skipped(G::stream(1, 2), p), G::stream(1, 2)),
+            Cycle::BeyondU64 => {
+                let g = G::stream(1, 2).jumped(c.family.rec.jump(1 << 64));
+                assert_eq!(skipped(skipped(G::stream(1, 2), 1 << 63), 1 << 63), g);
+                assert_eq!(g, G::stream(2, 2));
+            }
+        }
+        skips_are_cheap(G::stream(0, 0), (0..1000u64).map(|i| u64::MAX - i));
+    }
+
+    pub fn streams<G: Orbits>(c: &Case) {
+        let starts = streams_start_distinct::<G>(0, 1000);
+        assert_eq!(starts[0], G::from_raw_state(&c.raw(c.base)).unwrap());
+        for &(seed, ks) in c.spaced_streams {
+            streams_are_spaced::<G>(seed, ks, c.stream_spacing);
+        }
+        match c.seeds {
+            Seeds::Streams { per_seed, seeds } => {
+                for &s in seeds {
+                    assert_eq!(G::stream(s, 3), G::stream(0, per_seed * s + 3), "seed {s}");
+                }
+            }
+            Seeds::Skip { spacing, seeds } => {
+                for &s in seeds {
+                    assert_eq!(G::stream(s, 3), skipped(G::stream(0, 3), s * spacing), "seed {s}");
+                }
+            }
+            Seeds::Jump { spacing, seeds } => {
+                for &s in seeds {
+                    let jump = c.family.rec.jump(s as u128 * spacing);
+                    assert_eq!(G::stream(s, 3), G::stream(0, 3).jumped(jump), "seed {s}");
+                }
+            }
+        }
+        for &(seed, ks) in c.disjoint_neighbours {
+            neighbours_share_no_value::<G>(seed, ks.iter().copied(), 1000);
+        }
+        seed_and_stream_halves_matter::<G>();
+    }
+
+    pub fn invalid_states<G: Orbits>(c: &Case) {
+        for &pair in c.valid {
+            assert!(G::from_raw_state(&c.raw(pair)).is_ok(), "{pair:?}");
+        }
+        for &(pair, word, value, rule) in c.out_of_range {
+            let words = c.raw(pair);
+            let e = G::from_raw_state(&words).unwrap_err();
+            assert_eq!((e.generator, e.word, e.value), (c.name, Some(word), value), "{words:?}");
+            assert!(e.rule.starts_with(rule), "{}", e.rule);
+        }
+        for &pair in c.zero {
+            let e = G::from_raw_state(&c.raw(pair)).unwrap_err();
+            assert_eq!((e.word, e.value), (None, 0), "{pair:?}");
+            assert!(e.rule.starts_with(c.zero_rule), "{}", e.rule);
+        }
+        rejects_word_counts::<G>(c.wrong_counts, c.count_rule);
+    }
+
+    /// The family's tests for the generator `$ty` (declared with [`super::gm_generator!`], so
+    /// with `prev` and `cur` arrays) on the data `$case`, a [`Case`]: one `#[test]` per check, under
+    /// the check's name. `reference_prand_sum` takes the attributes given before its name (its
+    /// doc and, for the slow ones, `#[ignore = "..."]`).
+    macro_rules! gm_tests {
+        ($ty:ty, $case:expr, $(#[$prand_attr:meta])* reference_prand_sum $(,)?) => {
+            impl $crate::rng::gm_common::checks::Orbits for $ty {
+                fn orbit(&self, j: usize) -> (u64, u64) {
+                    ($case.family.load(&self.prev, j), $case.family.load(&self.cur, j))
+                }
+
+                fn jumped(mut self, jump: $crate::rng::gm_common::Jump) -> Self {
+                    $case.family.jump_orbits(jump, &mut self.prev, &mut self.cur);
+                    self
+                }
+            }
+
+            #[test]
+            fn reference() {
+                $crate::rng::gm_common::checks::reference::<$ty>(&$case);
+            }
+
+            #[test]
+            $(#[$prand_attr])*
+            fn reference_prand_sum() {
+                $crate::rng::gm_common::checks::reference_prand_sum::<$ty>(&$case);
+            }
+
+            #[test]
+            fn regression_sum() {
+                $crate::rng::gm_common::checks::regression_sum::<$ty>(&$case);
+            }
+
+            #[test]
+            fn from_raw_state_follows_definition() {
+                $crate::rng::gm_common::checks::from_raw_state_follows_definition::<$ty>(&$case);
+            }
+
+            #[test]
+            fn value_stability() {
+                $crate::rng::gm_common::checks::value_stability::<$ty>(&$case);
+            }
+
+            #[test]
+            fn orbits_are_spaced() {
+                $crate::rng::gm_common::checks::orbits_are_spaced::<$ty>(&$case);
+            }
+
+            #[test]
+            fn skip_equals_stepping() {
+                $crate::rng::gm_common::checks::skip_equals_stepping::<$ty>(&$case);
+            }
+
+            #[test]
+            fn skips_compose() {
+                $crate::rng::gm_common::checks::skips_compose::<$ty>(&$case);
+            }
+
+            #[test]
+            fn streams() {
+                $crate::rng::gm_common::checks::streams::<$ty>(&$case);
+            }
+
+            #[test]
+            fn invalid_states() {
+                $crate::rng::gm_common::checks::invalid_states::<$ty>(&$case);
+            }
+        };
+    }
+    pub(crate) use gm_tests;
 }
 
 #[cfg(test)]

@@ -60,8 +60,10 @@
 //! assert_eq!(g.next_u32(), 2890017627);
 //! ```
 
-use super::gm_common::{Family, Jump, RawRules, Recurrence};
-use super::{Generator, InvalidState, Skip, Uniform32};
+use super::gm_common::{Family, RawRules, Recurrence, gm_generator};
+// The module docs link to `Skip::skip`.
+#[cfg(doc)]
+use super::Skip;
 
 /// The recurrence mod `p = 2^29 - 3` and the orbit layout (`g = 2^29 p`).
 pub const FAMILY: Family = Family {
@@ -78,23 +80,6 @@ pub const STREAM_SPACING: u64 = 82_927_047;
 /// Steps between the starts of neighbouring seeds.
 pub const SEED_SPACING: u64 = 1 << 40;
 
-const _: () = assert!(FAMILY.is_consistent::<12>());
-
-/// The published orbits (seed 0, stream 0), evaluated at compile time.
-static START: ([u32; 12], [u32; 12]) = FAMILY.orbits_from_base(BASE.0, BASE.1);
-const STREAM_JUMP: Jump = FAMILY.rec.jump(STREAM_SPACING as u128);
-const SEED_JUMP: Jump = FAMILY.rec.jump(SEED_SPACING as u128);
-
-/// Generator state: the last two values of each of the 12 orbits, in working units `y = x / 2^29`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct Gq583 {
-    /// `y_{n-1}` of orbit `j`.
-    pub prev: [u32; 12],
-    /// `y_n` of orbit `j`.
-    pub cur: [u32; 12],
-}
-
 const RULES: RawRules = RawRules {
     count: "it has exactly four words, x0_lo,x0_hi,x1_lo,x1_hi",
     x0: "x0 = x0_lo + 2^32 x0_hi must be < g = 2^29 (2^29 - 3) = 288230374541099008 (values are residues mod g)",
@@ -102,177 +87,93 @@ const RULES: RawRules = RawRules {
     zero: "x0 and x1 must not both be multiples of p = 2^29 - 3 (every orbit would reach zero and stay there)",
 };
 
-impl Uniform32 for Gq583 {
-    #[inline(always)]
-    fn next_u32(&mut self) -> u32 {
-        FAMILY.next_gq58_3(&mut self.prev, &mut self.cur)
+gm_generator! {
+    /// Generator state: the last two values of each of the 12 orbits, in working units `y = x / 2^29`.
+    pub struct Gq583 {
+        /// `y_{n-1}` of orbit `j`.
+        pub prev: [u32; 12],
+        /// `y_n` of orbit `j`.
+        pub cur: [u32; 12],
     }
-}
-
-// SAFETY: #[repr(C)] with two fields, both [u32; 12]: 24 words, no padding.
-unsafe impl Generator for Gq583 {
-    const NAME: &'static str = "gq58-3";
-    const RAW_STATE: &'static str = "x0_lo,x0_hi,x1_lo,x1_hi";
-    const RAW_STATE_WORDS: usize = 4;
-
-    /// The published sequence skipped by `seed 2^40 + stream L` (see the module docs).
-    fn stream(seed: u64, stream: u64) -> Self {
-        let (prev, cur) = FAMILY.stream_start(&START, SEED_JUMP, seed, STREAM_JUMP, stream);
-        Self { prev, cur }
-    }
-
-    fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
-        let (x0, x1) = FAMILY.parse_raw(Self::NAME, &RULES, words)?;
-        let (prev, cur) = FAMILY.orbits_from_base(x0, x1);
-        Ok(Self { prev, cur })
-    }
-}
-
-impl Skip for Gq583 {
-    #[inline(always)]
-    fn skip(&mut self, n: u64) {
-        FAMILY.skip(&mut self.prev, &mut self.cur, n);
-    }
+    name: "gq58-3",
+    raw_state: "x0_lo,x0_hi,x1_lo,x1_hi",
+    family: FAMILY,
+    base: BASE,
+    rules: RULES,
+    next_u32: next_gq58_3(),
+    stream_spacing: STREAM_SPACING,
+    seed_spacing: SEED_SPACING as u128,
+    stream_doc: "The published sequence skipped by `seed 2^40 + stream L` (see the module docs).",
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::gm_common::definition::{Assembly, Definition, prand_check, sum};
-    use super::super::testing::*;
+    use super::super::gm_common::checks::{Case, Cycle, Seeds, gm_tests};
+    use super::super::gm_common::definition::{Assembly, Definition};
     use super::*;
 
     const P: u64 = (1 << 29) - 3;
     const G: u64 = P << 29;
+    const HI: u32 = (G >> 32) as u32;
 
-    fn definition() -> Definition {
-        let g = G as u128;
-        Definition { g, k: 8, q: 48, spacing: 24014539279611495, orbits: 12, assembly: Assembly::ThreeBit }
-    }
-
-    fn raw(x0: u64, x1: u64) -> [u32; 4] {
-        [x0 as u32, (x0 >> 32) as u32, x1 as u32, (x1 >> 32) as u32]
-    }
-
-    /// The first outputs of the published generator ([R] in ALGORITHMS.md), from the generator
-    /// and from the definition.
-    #[test]
-    fn reference() {
-        let expected = [2890017627, 190198786, 3174723463, 2431672917, 2436925139];
-        assert_eq!(first(&mut Gq583::stream(0, 0), 5), expected);
-        assert_eq!(definition().outputs(BASE.0 as u128, BASE.1 as u128, 5), expected);
-        assert_eq!(FAMILY.g(), G);
-        let words = [479722349, 23316325, 4026163642, 31056884];
-        assert_eq!(raw(BASE.0, BASE.1), words);
-        assert_eq!(Gq583::from_raw_state(&words), Ok(Gq583::stream(0, 0)));
-    }
-
-    /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.745176, next word / 2^32 =
-    /// 0.675635. 1.2 * 10^9 orbit steps, about 2.9 s in release: run with `--ignored`.
-    #[test]
-    #[ignore = "10^8 words, about 2.9 s in release"]
-    fn reference_prand_sum() {
-        let mut g = Gq583::stream(0, 0);
-        assert_eq!(prand_check(|| g.next_u32()), "0.745176 0.675635");
-    }
-
-    /// A regression value computed with this implementation (which matches the published 10^8
-    /// check above): the sum of the first 10^6 words.
-    #[test]
-    fn regression_sum() {
-        let mut g = Gq583::stream(0, 0);
-        assert_eq!(sum(|| g.next_u32(), 1_000_000), 2145804422265249);
-    }
-
-    /// The definition in `x` mod `g` (with its transient) against the generator in `y` mod `p`.
-    #[test]
-    fn from_raw_state_follows_definition() {
-        for (x0, x1) in [BASE, (1, 0), (0, 1), (G - 1, G - 1), (P, 1), (1 << 29, 0), (12345, 1 << 57)] {
-            let mut g = Gq583::from_raw_state(&raw(x0, x1)).unwrap();
-            assert_eq!(first(&mut g, 2000), definition().outputs(x0 as u128, x1 as u128, 2000), "{x0}, {x1}");
-        }
+    const CASE: Case = Case {
+        name: "gq58-3",
+        family: FAMILY,
+        definition: Definition {
+            g: G as u128,
+            k: 8,
+            q: 48,
+            spacing: 24014539279611495,
+            orbits: 12,
+            assembly: Assembly::ThreeBit,
+        },
+        published_base: (BASE.0 as u128, BASE.1 as u128),
+        base: BASE,
+        base_words: &[479722349, 23316325, 4026163642, 31056884],
+        constants: &[(FAMILY.g(), G)],
+        first_outputs: [2890017627, 190198786, 3174723463, 2431672917, 2436925139],
+        prand_sum: "0.745176 0.675635",
+        regression_sum: 2145804422265249,
+        // The definition in `x` mod `g` (with its transient) against the generator in `y` mod `p`.
+        definition_starts: &[(BASE.0, BASE.1), (1, 0), (0, 1), (G - 1, G - 1), (P, 1), (1 << 29, 0), (12345, 1 << 57)],
         // Pairs that agree mod p are the same generator.
-        assert_eq!(Gq583::from_raw_state(&raw(5, 7)), Gq583::from_raw_state(&raw(5 + 3 * P, 7 + (1 << 28) * P)));
-    }
-
-    #[test]
-    fn value_stability() {
-        // Pinned: a change here changes every result produced with this generator.
-        assert_eq!(first(&mut Gq583::stream(0, 5), 3), [3511231573, 1173601066, 2703050916]);
-        assert_eq!(first(&mut Gq583::stream(3, 100), 3), [3230991127, 2215653361, 1174216333]);
-    }
-
-    /// Orbit `j + 1` starts `N` steps after orbit `j`.
-    #[test]
-    fn orbits_are_spaced() {
-        let g = Gq583::stream(0, 0);
-        let spacing = FAMILY.rec.jump(FAMILY.orbit_spacing);
-        for j in 0..11 {
-            let next = FAMILY.rec.apply(spacing, FAMILY.load(&g.prev, j), FAMILY.load(&g.cur, j));
-            assert_eq!(next, (FAMILY.load(&g.prev, j + 1), FAMILY.load(&g.cur, j + 1)), "orbit {j}");
-        }
-    }
-
-    #[test]
-    fn skip_equals_stepping() {
-        let mut r = 1u64;
-        let ns = skip_lengths((0..5).map(|_| splitmix64(&mut r) % 1_000_001));
-        skip_matches_stepping(Gq583::stream(0, 0), &ns);
-        skip_matches_stepping(Gq583::from_raw_state(&raw(G - 1, 1)).unwrap(), &ns);
-    }
-
-    #[test]
-    fn skips_compose() {
-        let pairs = [(0, 5), (17, 1 << 40), (123_456_789, 987_654_321_000), (u64::MAX / 2, u64::MAX / 2)];
-        skips_compose_for(Gq583::stream(1, 2), &pairs);
+        same_generator: &[((5, 7), (5 + 3 * P, 7 + (1 << 28) * P))],
+        pinned: [((0, 5), [3511231573, 1173601066, 2703050916]), ((3, 100), [3230991127, 2215653361, 1174216333])],
+        skip_from: (G - 1, 1),
+        extra_compose_pairs: &[],
         // The cycle has length P = p^2 - 1 (below 2^64).
-        assert_eq!(skipped(Gq583::stream(1, 2), P * P - 1), Gq583::stream(1, 2));
-        skips_are_cheap(Gq583::stream(0, 0), (0..1000u64).map(|i| u64::MAX - i));
-    }
-
-    #[test]
-    fn streams() {
-        let starts = streams_start_distinct::<Gq583>(0, 1000);
-        assert_eq!(starts[0], Gq583::from_raw_state(&raw(BASE.0, BASE.1)).unwrap());
-        streams_are_spaced::<Gq583>(0, &[0, 1, 2, 13257, 289586329], STREAM_SPACING);
-        streams_are_spaced::<Gq583>(7, &[0, 1 << 40], STREAM_SPACING);
+        cycle: Cycle::Period(P * P - 1),
+        stream_spacing: STREAM_SPACING,
+        spaced_streams: &[(0, &[0, 1, 2, 13257, 289586329]), (7, &[0, 1 << 40])],
         // Seed s starts s 2^40 steps in.
-        for s in [1u64, 2, 21840] {
-            assert_eq!(Gq583::stream(s, 3), skipped(Gq583::stream(0, 3), s << 40));
-        }
-        neighbours_share_no_value::<Gq583>(0, [0, 1, 2, 999], 1000);
-        neighbours_share_no_value::<Gq583>(3, [0, 13256], 1000);
-        seed_and_stream_halves_matter::<Gq583>();
-    }
+        seeds: Seeds::Skip { spacing: 1 << 40, seeds: &[1, 2, 21840] },
+        disjoint_neighbours: &[(0, &[0, 1, 2, 999]), (3, &[0, 13256])],
+        valid: &[(G - 1, G - 1), (0, 1), (P, 1), (1 << 29, 0)],
+        out_of_range: &[
+            ((G, 0), 1, HI, "x0 = x0_lo + 2^32 x0_hi must be < g"),
+            ((1, G), 3, HI, "x1 = x1_lo + 2^32 x1_hi must be < g"),
+            ((u64::MAX, 1), 1, u32::MAX, "x0 "),
+            ((0, 1 << 58), 3, 1 << 26, "x1 "),
+        ],
+        zero: &[(0, 0), (P, 0), (0, 15 * P), (3 * P, ((1 << 29) - 1) * P)],
+        zero_rule: "x0 and x1 must not both be multiples of p",
+        wrong_counts: &[&[], &[1, 2], &[1, 2, 3], &[1, 2, 3, 4, 5]],
+        count_rule: "it has exactly four words",
+    };
 
-    #[test]
-    fn invalid_states() {
-        assert!(Gq583::from_raw_state(&raw(G - 1, G - 1)).is_ok());
-        assert!(Gq583::from_raw_state(&raw(0, 1)).is_ok());
-        assert!(Gq583::from_raw_state(&raw(P, 1)).is_ok());
-        assert!(Gq583::from_raw_state(&raw(1 << 29, 0)).is_ok());
-        let hi = (G >> 32) as u32;
-        for (words, word, value, rule) in [
-            (raw(G, 0), 1, hi, "x0 = x0_lo + 2^32 x0_hi must be < g"),
-            (raw(1, G), 3, hi, "x1 = x1_lo + 2^32 x1_hi must be < g"),
-            (raw(u64::MAX, 1), 1, u32::MAX, "x0 "),
-            (raw(0, 1 << 58), 3, 1 << 26, "x1 "),
-        ] {
-            let e = Gq583::from_raw_state(&words).unwrap_err();
-            assert_eq!((e.generator, e.word, e.value), ("gq58-3", Some(word), value), "{words:?}");
-            assert!(e.rule.starts_with(rule), "{}", e.rule);
-        }
-        for (x0, x1) in [(0, 0), (P, 0), (0, 15 * P), (3 * P, ((1 << 29) - 1) * P)] {
-            let e = Gq583::from_raw_state(&raw(x0, x1)).unwrap_err();
-            assert_eq!((e.word, e.value), (None, 0));
-            assert!(e.rule.starts_with("x0 and x1 must not both be multiples of p"));
-        }
-        rejects_word_counts::<Gq583>(&[&[], &[1, 2], &[1, 2, 3], &[1, 2, 3, 4, 5]], "it has exactly four words");
+    gm_tests! {
+        Gq583,
+        CASE,
+        /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.745176, next word / 2^32 =
+        /// 0.675635. 1.2 * 10^9 orbit steps, about 2.9 s in release: run with `--ignored`.
+        #[ignore = "10^8 words, about 2.9 s in release"]
+        reference_prand_sum
     }
 
     /// Why multiples of p are rejected: such a pair reaches zero within the transient and stays.
     #[test]
     fn multiples_of_p_die() {
-        let d = definition();
+        let d = &CASE.definition;
         let mut o = [(3 * P as u128, 7 * P as u128)];
         for _ in 0..20 {
             d.next(&mut o);
