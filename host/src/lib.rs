@@ -31,6 +31,7 @@ pub mod bench;
 pub mod error;
 pub mod generate;
 pub mod pricing;
+pub mod quality;
 pub mod rngs;
 
 pub use error::{Error, Result};

@@ -30,6 +30,8 @@ pub mod lcg32;
 pub mod lcg_prime;
 pub mod lfsr113;
 pub mod mrg32k3a;
+pub mod mrg32k3a_curand;
+pub mod mt19937;
 pub mod park_miller;
 pub mod philox;
 pub mod philox4x32_10;
