@@ -56,6 +56,8 @@ pub use lcg_prime::LcgPrime;
 pub use lcg32::Lcg32;
 pub use lfsr113::Lfsr113;
 pub use mrg32k3a::Mrg32k3a;
+pub use mrg32k3a_curand::Mrg32k3aCurand;
+pub use mt19937::Mt19937;
 pub use park_miller::ParkMiller;
 pub use philox4x32_10::Philox4x32x10;
 pub use taus88::Taus88;
@@ -146,6 +148,8 @@ macro_rules! for_each_generator {
             (ParkMiller, park_miller),
             (Adder, adder),
             (Mrg32k3a, mrg32k3a),
+            (Mrg32k3aCurand, mrg32k3a_curand),
+            (Mt19937, mt19937),
             (Philox4x32x10, philox4x32_10),
             (Kiss, kiss),
             (Taus88, taus88),

@@ -1,1 +1,959 @@
-//! (being written)
+//! MT19937, the 32-bit Mersenne Twister of Matsumoto and Nishimura ("Mersenne Twister: a
+//! 623-dimensionally equidistributed uniform pseudo-random number generator", ACM TOMACS 8(1),
+//! 1998), with the seeding routines of its authors' reference code `mt19937ar.c` (2002).
+//!
+//! **Definition.** A sequence of 32-bit words `x_0, x_1, ...` with
+//!
+//! ```text
+//! x_{q+624} = x_{q+397} ^ f((x_q & 0x80000000) | (x_{q+1} & 0x7fffffff)),
+//! f(y) = (y >> 1) ^ (y & 1 ? 0x9908b0df : 0),
+//! ```
+//!
+//! held as a block of 624 words `mt[0..624]` that is regenerated in place all at once (the
+//! "twist") when all of it has been used. Each output is a word of the block, tempered:
+//! `y ^= y >> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y << 15) & 0xefc60000; y ^= y >> 18`.
+//!
+//! **State.** [`Mt19937`] is the reference code's `mt[624]` and `mti` (the position in `mt` of
+//! the next word to temper; 624 means "twist first"). The raw state is those 625 words in that
+//! order: `mt[0],mt[1],...,mt[623],mti`. Only 19937 bits of a block feed the recurrence: the top
+//! bit of `mt[0]` and all of `mt[1..624]` (the low 31 bits of `mt[0]` are output, if `mti` is 0,
+//! but never fed back). A state whose 19937 significant bits are all zero stays zero; every
+//! other state is valid. [`Generator::from_raw_state`] rejects exactly that state and an index
+//! above 624; it never adjusts a state.
+//!
+//! **Period.** The recurrence is a linear map `T` on the 19937 significant bits over GF(2). Its
+//! characteristic polynomial `P` (degree 19937) is primitive and `2^19937 - 1` is a Mersenne
+//! prime (Matsumoto and Nishimura), so every valid state lies on the one cycle of length
+//! `2^19937 - 1`. (The tests check that `P`, found by Berlekamp–Massey, has degree 19937 and
+//! annihilates the sequence; an ignored test checks `x^(2^19937) = x mod P`, which with
+//! `P(0) = P(1) = 1` proves `P` irreducible and so, the degree being prime, primitive.)
+//!
+//! **Seeding.** [`Mt19937::init_genrand`]`(s)` is the reference's `init_genrand`:
+//! `mt[0] = s`, `mt[i] = 1812433253 (mt[i-1] ^ (mt[i-1] >> 30)) + i`, `mti = 624`; never the
+//! zero state (`mt[1] = 0` forces `mt[2] = 2`). With `s = 5489` it is C++'s default-constructed
+//! `std::mt19937`. [`Mt19937::init_by_array`] is the reference's `init_by_array` (from
+//! `init_genrand(19650218)`, two mixing passes with the multipliers 1664525 and 1566083941, then
+//! `mt[0] = 0x80000000`, so never the zero state); it is also what CPython's `random.seed(n)`
+//! does with the 32-bit words of `n`, least significant first.
+//!
+//! **Stream rule.** Stream 0 of a seed `s < 2^32` is `init_genrand(s)` exactly, so
+//! `--seed 5489` reproduces `std::mt19937`; stream 0 of `s >= 2^32` is
+//! `init_by_array([s mod 2^32, s >> 32])` (CPython's `random.seed(s)` for those seeds). Stream
+//! `k >= 1` is `init_by_array(w)` for the four words `w = Philox4x32-10(counter = (k mod 2^32,
+//! k >> 32, 0, "MT19"), key = (s mod 2^32, s >> 32))` ([`super::streams::philox_derived`] with
+//! [`MT19937_TAG`]; every `w` is accepted).
+//!
+//! **What streams guarantee.** Philox is a bijection of the counter, so the streams `k >= 1` of
+//! a seed get distinct keys; `init_by_array` is not proven injective, so distinct starting
+//! states are checked (streams 0..1000 in the tests), not proven. The starting points are
+//! pseudo-random points of the cycle, **not jumps**: modelling them as independent uniform points
+//! of a cycle of length `p = 2^19937 - 1`, two streams of at most `L` outputs overlap only if one
+//! starts within `L - 1` steps after the other, probability `(2L - 1)/p`; over the
+//! `n(n - 1)/2` pairs of `n` streams that is below `n^2 L / p`, about `n^2 L / 2^19937`. For all
+//! `2^64` streams of all `2^64` seeds, each `2^64` outputs long, that is below `2^320 / 2^19937`:
+//! no overlap will ever be seen (the model, not the bound, is the assumption here). The streams
+//! are not spaced by a jump because a jump costs milliseconds per stream on a CPU (below): too
+//! much for one stream per Monte Carlo path, 10^6 per run.
+//!
+//! **Skip** (CPU only, not compiled for the GPU). `skip(n)` equals `n` calls of `next_u32` from
+//! any index, word for word. The twists it needs are done directly while there are at most
+//! [`TWIST_LIMIT`] of them; beyond, it is the jump of Haramoto, Matsumoto, Nishimura, Panneton
+//! and L'Ecuyer ("Efficient jump ahead for F2-linear random number generators", INFORMS J.
+//! Comput. 20(3), 2008): with `g(x) = x^n mod P = sum c_j x^j` (Cayley–Hamilton, `T^n = g(T)`),
+//! a block `n` positions further along the sequence is `sum c_j` (the block `j` positions
+//! along). `P` is computed once per process (Berlekamp–Massey on 2 * 19937 bits of the
+//! sequence, cached); `g` by square-and-multiply (at most 64 squarings of 19937-bit
+//! polynomials, each reduced bit by bit); applying it sums about 10^4 shifted 624-word blocks of
+//! about 21,000 generated words. [`Mt19937::jump_polynomial`] and [`Mt19937::jump_with`] let one
+//! `g` serve many states. Measured on this machine (2-core x86_64 CI-class, AMD EPYC, release,
+//! one thread; the test `large_skips_are_cheap` prints them):
+//!
+//! | step | cost |
+//! |---|---|
+//! | `P` by Berlekamp–Massey (once per process) | 10–20 ms |
+//! | `x^(2^64 - 1) mod P` ([`Mt19937::jump_polynomial`], 63 squarings) | 30–50 ms |
+//! | applying it ([`Mt19937::jump_with`]) | 0.6 ms |
+//! | `skip(2^64 - 1)` (both) | 30–50 ms |
+//! | one twist (624 outputs) | 0.15 µs |
+//! | `skip(2^15 * 624)`: 2^15 twists, or the jump | 5 ms either way |
+//!
+//! A jump's cost is mostly the polynomial (about 0.5 to 0.8 ms per squaring that needs
+//! reducing, i.e. `log2(n) - 14` of them): one polynomial applied to many states costs 0.6 ms
+//! per state.
+//!
+//! **Quality.** MT19937 is linear over GF(2): it fails TestU01's linear-complexity tests
+//! (BigCrush's LinearComp, #80 and #81) and passes the rest of BigCrush. From a state with few
+//! nonzero bits (valid, and accepted as a raw state) the outputs stay visibly short of one bits
+//! for a long stretch, many thousands of outputs (the "zero-excess" weakness that Panneton,
+//! L'Ecuyer and Matsumoto's WELL paper, ACM TOMS 32(1), 2006, illustrates); both seeding
+//! routines produce dense states. On the GPU a state is 2.5 KB
+//! per path, so it lives in local (off-chip, cached) memory and each twist reads and writes all
+//! of it: expect MT19937 to be memory-bound there, unlike the small-state generators.
+//!
+//! ```
+//! use warpmc_kernels::rng::{Uniform32, mt19937::Mt19937};
+//! let mut g = Mt19937::init_genrand(5489);
+//! assert_eq!(g.next_u32(), 3499211612);
+//! ```
+
+use super::{Generator, InvalidState, Uniform32};
+
+/// Words in a block.
+pub const N: usize = 624;
+/// The middle distance of the recurrence.
+pub const M: usize = 397;
+/// The twist matrix's last row, `f`'s constant.
+pub const MATRIX_A: u32 = 0x9908_b0df;
+/// Bits of the linear state: `32 * 624 - 31`.
+pub const STATE_BITS: usize = 19937;
+/// The reference code's (and `std::mt19937`'s) default seed.
+pub const DEFAULT_SEED: u32 = 5489;
+/// Counter word 3 of the Philox-derived keys of streams `k >= 1` ("MT19").
+pub const MT19937_TAG: u32 = 0x4D54_3139;
+/// [`super::Skip::skip`] performs up to this many twists directly (about 20 million outputs:
+/// 5 ms on the machine of the module docs, where the polynomial jump takes as long); longer
+/// skips use the jump.
+pub const TWIST_LIMIT: u64 = 1 << 15;
+
+const UPPER: u32 = 0x8000_0000;
+const LOWER: u32 = 0x7fff_ffff;
+
+/// Generator state: the reference code's `mt[624]` and `mti`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Mt19937 {
+    /// The block.
+    pub mt: [u32; N],
+    /// The position in `mt` of the next word to temper, in `[0, 624]`; 624: twist first.
+    pub i: u32,
+}
+
+/// `f(y)`, branch-free.
+#[inline(always)]
+const fn mag(y: u32) -> u32 {
+    (y >> 1) ^ ((y & 1).wrapping_neg() & MATRIX_A)
+}
+
+/// The tempering of a block word.
+#[inline(always)]
+pub const fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
+}
+
+/// The raw state's names, `mt[0],...,mt[623],mti`, built at compile time (625 names).
+const fn raw_state_len() -> usize {
+    let mut len = 3; // "mti"
+    let mut k = 0;
+    while k < N {
+        let digits = if k < 10 {
+            1
+        } else if k < 100 {
+            2
+        } else {
+            3
+        };
+        len += 4 + digits + 1; // "mt[", digits, "]", ","
+        k += 1;
+    }
+    len
+}
+
+const RAW_STATE_LEN: usize = raw_state_len();
+
+const fn raw_state_bytes() -> [u8; RAW_STATE_LEN] {
+    let mut out = [0u8; RAW_STATE_LEN];
+    let mut p = 0;
+    let mut k = 0;
+    while k < N {
+        out[p] = b'm';
+        out[p + 1] = b't';
+        out[p + 2] = b'[';
+        p += 3;
+        if k >= 100 {
+            out[p] = b'0' + (k / 100) as u8;
+            p += 1;
+        }
+        if k >= 10 {
+            out[p] = b'0' + (k / 10 % 10) as u8;
+            p += 1;
+        }
+        out[p] = b'0' + (k % 10) as u8;
+        out[p + 1] = b']';
+        out[p + 2] = b',';
+        p += 3;
+        k += 1;
+    }
+    out[p] = b'm';
+    out[p + 1] = b't';
+    out[p + 2] = b'i';
+    out
+}
+
+const RAW_STATE_BYTES: [u8; RAW_STATE_LEN] = raw_state_bytes();
+
+impl Mt19937 {
+    /// The reference's `init_genrand(s)` (see the module docs); `mti = 624`.
+    pub fn init_genrand(s: u32) -> Self {
+        let mut mt = [0u32; N];
+        mt[0] = s;
+        let mut k = 1;
+        while k < N {
+            let p = mt[k - 1];
+            mt[k] = 1_812_433_253u32.wrapping_mul(p ^ (p >> 30)).wrapping_add(k as u32);
+            k += 1;
+        }
+        Self { mt, i: N as u32 }
+    }
+
+    /// The reference's `init_by_array(key)` (see the module docs); `mti = 624`. The key may
+    /// have any length; an empty key is taken as `[0]` (the reference code would read past its
+    /// end).
+    pub fn init_by_array(key: &[u32]) -> Self {
+        let mut g = Self::init_genrand(19_650_218);
+        let mt = &mut g.mt;
+        let len = if key.is_empty() { 1 } else { key.len() };
+        // `i` runs over [1, 623], restarting at 1 after copying mt[623] to mt[0]; `prev` is
+        // mt[i - 1], which that copy leaves unchanged. `get_mut` (never `None` here) and `prev`
+        // keep every access free of a bounds check, so there is no panic path on the GPU.
+        let (mut i, mut j) = (1usize, 0usize);
+        let mut prev = mt[0];
+        let mut k = if N > len { N } else { len };
+        while k > 0 {
+            let word = if j < key.len() { key[j] } else { 0 };
+            if let Some(m) = mt.get_mut(i) {
+                *m = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(word).wrapping_add(j as u32);
+                prev = *m;
+            }
+            i += 1;
+            j += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            if j >= len {
+                j = 0;
+            }
+            k -= 1;
+        }
+        k = N - 1;
+        while k > 0 {
+            if let Some(m) = mt.get_mut(i) {
+                *m = (*m ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+                prev = *m;
+            }
+            i += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            k -= 1;
+        }
+        mt[0] = UPPER;
+        g
+    }
+
+    /// Whether a block's 19937 significant bits (the top bit of `mt[0]`, all of `mt[1..624]`)
+    /// are not all zero.
+    pub fn is_valid(mt: &[u32; N]) -> bool {
+        if mt[0] & UPPER != 0 {
+            return true;
+        }
+        let mut k = 1;
+        while k < N {
+            if mt[k] != 0 {
+                return true;
+            }
+            k += 1;
+        }
+        false
+    }
+
+    /// A generator from a block and an index, rejecting an index above 624 and a block whose
+    /// significant bits are all zero.
+    pub fn from_state(mt: [u32; N], i: u32) -> Result<Self, InvalidState> {
+        if i > N as u32 {
+            // `word` is a u8 and cannot name raw word 624 (0-based): the rule names it.
+            return Err(InvalidState {
+                generator: Self::NAME,
+                word: None,
+                value: i,
+                rule: "the index mti (raw word 625) must be in [0, 624]: it is the position in mt of the next \
+                       word to temper, 624 meaning that the block is regenerated first",
+            });
+        }
+        if !Self::is_valid(&mt) {
+            return Err(InvalidState {
+                generator: Self::NAME,
+                word: None,
+                value: 0,
+                rule: "the 19937 significant bits (the top bit of mt[0] and all of mt[1..624]) must not all be \
+                       zero: the recurrence would produce only zeros",
+            });
+        }
+        Ok(Self { mt, i })
+    }
+
+    /// Regenerate the whole block (the next 624 words of the sequence) and set the index to 0.
+    /// Kept out of line: it runs once per 624 outputs, and inlining it would put three loops
+    /// into every consumer's hot loop.
+    #[inline(never)]
+    pub fn twist(&mut self) {
+        let mt = &mut self.mt;
+        let mut k = 0;
+        while k < N - M {
+            mt[k] = mt[k + M] ^ mag((mt[k] & UPPER) | (mt[k + 1] & LOWER));
+            k += 1;
+        }
+        // From here on `mt[k + M - N]` is a word of the new block, as the recurrence requires.
+        while k < N - 1 {
+            mt[k] = mt[k - (N - M)] ^ mag((mt[k] & UPPER) | (mt[k + 1] & LOWER));
+            k += 1;
+        }
+        mt[N - 1] = mt[M - 1] ^ mag((mt[N - 1] & UPPER) | (mt[0] & LOWER));
+        self.i = 0;
+    }
+
+    /// The block count and index after `n` outputs from index `i`: `(twists, index)`, the
+    /// index in `[1, 624]` when `n >= 1` (a twist happens only when an output needs it).
+    #[inline(always)]
+    pub const fn position_after(i: u32, n: u64) -> (u64, u32) {
+        if n == 0 {
+            return (0, i);
+        }
+        // With t = i + n outputs counted from the start of the current block, the twists are
+        // those before outputs 624, 1248, ... < t: (t - 1) / 624 of them. t may exceed u64.
+        let q = n / N as u64;
+        let s = i as u64 + n % N as u64; // t = 624 q + s, s <= 1247
+        if s == 0 {
+            (q - 1, N as u32)
+        } else {
+            let e = (s - 1) / N as u64;
+            (q + e, (s - e * N as u64) as u32)
+        }
+    }
+}
+
+impl Uniform32 for Mt19937 {
+    #[inline(always)]
+    fn next_u32(&mut self) -> u32 {
+        let i = if (self.i as usize) < N {
+            self.i as usize
+        } else {
+            self.twist();
+            0
+        };
+        self.i = i as u32 + 1;
+        temper(self.mt[i])
+    }
+}
+
+// SAFETY: #[repr(C)] with fields [u32; 624] and u32 only.
+unsafe impl Generator for Mt19937 {
+    const NAME: &'static str = "mt19937";
+    const RAW_STATE: &'static str = match core::str::from_utf8(&RAW_STATE_BYTES) {
+        Ok(s) => s,
+        Err(_) => panic!("raw state names are ASCII"),
+    };
+    const RAW_STATE_WORDS: usize = N + 1;
+
+    /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a
+    /// Philox-derived `init_by_array` key for the others (see the module docs).
+    #[inline(always)]
+    fn stream(seed: u64, stream: u64) -> Self {
+        if stream == 0 {
+            if seed >> 32 == 0 {
+                Self::init_genrand(seed as u32)
+            } else {
+                Self::init_by_array(&[seed as u32, (seed >> 32) as u32])
+            }
+        } else {
+            Self::init_by_array(&super::streams::philox_derived(seed, stream, MT19937_TAG, |_| true))
+        }
+    }
+
+    fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState> {
+        let Some((&i, block)) = words.split_last() else {
+            return Err(Self::word_count_error());
+        };
+        let mt: [u32; N] = block.try_into().map_err(|_| Self::word_count_error())?;
+        Self::from_state(mt, i)
+    }
+}
+
+impl Mt19937 {
+    fn word_count_error() -> InvalidState {
+        InvalidState::word_count(Self::NAME, "it has exactly 625 words, mt[0],...,mt[623] then the index mti")
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use jump::{JUMP_WORDS, POLY_WORDS, characteristic_polynomial};
+
+/// The polynomial jump (CPU only: it needs the heap and a 160 KB table).
+#[cfg(not(target_arch = "nvptx64"))]
+mod jump {
+    use std::sync::OnceLock;
+
+    use super::super::Skip;
+    use super::*;
+
+    /// `u64` words of a polynomial of degree below 19937 (bit `j % 64` of word `j / 64` is the
+    /// coefficient of `x^j`).
+    pub const POLY_WORDS: usize = STATE_BITS.div_ceil(64);
+    /// Words of [`Mt19937::jump_polynomial`]'s result: the polynomial, then `n`.
+    pub const JUMP_WORDS: usize = POLY_WORDS + 1;
+    /// Words of `P` shifted left by fewer than 64 bits (degree up to 19937 + 63).
+    const SHIFTED_WORDS: usize = POLY_WORDS + 1;
+    /// Words of a product of two reduced polynomials.
+    const PRODUCT_WORDS: usize = 2 * POLY_WORDS;
+    /// The word and bit of `x^19937`.
+    const TOP_WORD: usize = STATE_BITS / 64;
+    const TOP_BIT: u32 = (STATE_BITS % 64) as u32;
+
+    struct CharPoly {
+        /// `P << b` for `b` in `0..64`; `shifted[0]` is `P`.
+        shifted: Vec<[u64; SHIFTED_WORDS]>,
+    }
+
+    fn charpoly() -> &'static CharPoly {
+        static CP: OnceLock<CharPoly> = OnceLock::new();
+        CP.get_or_init(|| {
+            let p = compute_characteristic_polynomial();
+            let mut shifted = vec![[0u64; SHIFTED_WORDS]; 64];
+            for (b, s) in shifted.iter_mut().enumerate() {
+                for (w, &pw) in p.iter().enumerate() {
+                    s[w] ^= pw << b;
+                    if b > 0 && w + 1 < SHIFTED_WORDS {
+                        s[w + 1] ^= pw >> (64 - b);
+                    }
+                }
+            }
+            CharPoly { shifted }
+        })
+    }
+
+    /// The characteristic polynomial `P` of the recurrence (degree 19937, bit `j` the
+    /// coefficient of `x^j`, `POLY_WORDS + 1` words), computed on first use.
+    pub fn characteristic_polynomial() -> &'static [u64] {
+        &charpoly().shifted[0]
+    }
+
+    /// The sequence `x_q` for `q` in `from..from + len` (`from >= -626`), continuing a block
+    /// `mt` that holds `x_0..x_623`. Words at `q <= 0` are those the block's significant bits
+    /// imply (found by running the recurrence backwards), so every window of 624 words is the
+    /// same linear function of `T^q` applied to the block's 19937 bits; the low bits of
+    /// `mt[0]` play no part.
+    pub fn sequence(mt: &[u32; N], from: i64, len: usize) -> Vec<u32> {
+        const BACK: usize = N + 2;
+        assert!(from >= -(BACK as i64));
+        let end = (from + len as i64).max(N as i64) as usize + BACK;
+        let mut x = vec![0u32; end];
+        x[BACK..BACK + N].copy_from_slice(mt);
+        // x_{q+624} ^ x_{q+397} = f(y) gives y = (x_q & UPPER) | (x_{q+1} & LOWER): f is
+        // invertible, its result's top bit being y's low bit (0x9908b0df has its top bit set).
+        for q in (0..BACK).rev() {
+            let v = x[q + N] ^ x[q + M];
+            let y = if v & UPPER != 0 { ((v ^ MATRIX_A) << 1) | 1 } else { v << 1 };
+            x[q] = y & UPPER;
+            x[q + 1] = (x[q + 1] & UPPER) | (y & LOWER);
+        }
+        for q in BACK..end - N {
+            x[q + N] = x[q + M] ^ mag((x[q] & UPPER) | (x[q + 1] & LOWER));
+        }
+        let start = (from + BACK as i64) as usize;
+        x.drain(..start);
+        x.truncate(len);
+        x
+    }
+
+    /// Berlekamp–Massey over GF(2) on bit 0 of `x_1, ..., x_{2 * 19937}` from
+    /// `init_genrand(5489)`: that bit sequence's minimal polynomial divides `P`; it has degree
+    /// 19937 (asserted), so it is `P`.
+    pub fn compute_characteristic_polynomial() -> Vec<u64> {
+        let len = 2 * STATE_BITS;
+        let x = sequence(&Mt19937::init_genrand(DEFAULT_SEED).mt, 1, len);
+        let words = len / 64 + 3;
+        // The sequence reversed (bit t is s_{len-1-t}), so the discrepancy sum over s_{n-i},
+        // i = 0..L, reads bits o + i with o = len - 1 - n: a word-wise AND with c.
+        let mut r = vec![0u64; words + 1];
+        for (t, &xt) in x.iter().rev().enumerate() {
+            r[t / 64] |= u64::from(xt & 1) << (t % 64);
+        }
+        let bits_at = |pos: usize| -> u64 {
+            let (w, b) = (pos / 64, pos % 64);
+            if b == 0 { r[w] } else { (r[w] >> b) | (r[w + 1] << (64 - b)) }
+        };
+        // c: the connection polynomial (s_n = sum_{i=1..L} c_i s_{n-i}), b: c before the last
+        // change of L, m: steps since then.
+        let (mut c, mut b, mut t) = (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+        c[0] = 1;
+        b[0] = 1;
+        let (mut l, mut lb, mut m) = (0usize, 0usize, 1usize);
+        for n in 0..len {
+            let o = len - 1 - n;
+            let mut acc = 0u64;
+            for (w, &cw) in c.iter().enumerate().take(l / 64 + 1) {
+                acc ^= cw & bits_at(o + 64 * w);
+            }
+            if acc.count_ones() & 1 == 0 {
+                m += 1;
+                continue;
+            }
+            let change = 2 * l <= n;
+            if change {
+                t.copy_from_slice(&c);
+            }
+            // c += x^m b; deg b <= lb, and m + lb = n + 1 - l <= len.
+            let (ws, bs) = (m / 64, (m % 64) as u32);
+            for k in 0..=(lb / 64) {
+                c[k + ws] ^= b[k] << bs;
+                if bs != 0 {
+                    c[k + ws + 1] ^= b[k] >> (64 - bs);
+                }
+            }
+            if change {
+                lb = l;
+                l = n + 1 - l;
+                core::mem::swap(&mut b, &mut t);
+                m = 1;
+            } else {
+                m += 1;
+            }
+        }
+        assert_eq!(l, STATE_BITS, "the linear complexity of MT19937's bit sequence is not 19937");
+        // P(x) = x^L c(1/x): the coefficient of x^j is c_{L - j}.
+        let mut p = vec![0u64; SHIFTED_WORDS];
+        for j in 0..=l {
+            let i = l - j;
+            if (c[i / 64] >> (i % 64)) & 1 == 1 {
+                p[j / 64] |= 1 << (j % 64);
+            }
+        }
+        assert!(p[0] & 1 == 1, "P(0) = 0: the recurrence would not be invertible");
+        p
+    }
+
+    /// The 32 bits of `w` spread to the even bits of a `u64` (squaring over GF(2)).
+    #[inline(always)]
+    fn spread(w: u32) -> u64 {
+        let mut x = u64::from(w);
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+        x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+        (x | (x << 1)) & 0x5555_5555_5555_5555
+    }
+
+    /// `a^2 mod P`, in place.
+    fn square_mod(a: &mut [u64], cp: &CharPoly) {
+        let mut buf = [0u64; PRODUCT_WORDS];
+        for (w, &aw) in a.iter().enumerate() {
+            buf[2 * w] = spread(aw as u32);
+            buf[2 * w + 1] = spread((aw >> 32) as u32);
+        }
+        // Clear the bits at 19937 and above from the top down, each by P shifted under it.
+        for w in (TOP_WORD..PRODUCT_WORDS).rev() {
+            let keep = if w == TOP_WORD { !((1u64 << TOP_BIT) - 1) } else { !0 };
+            loop {
+                let word = buf[w] & keep;
+                if word == 0 {
+                    break;
+                }
+                let s = 64 * w + 63 - word.leading_zeros() as usize - STATE_BITS;
+                let off = s / 64;
+                for (d, &p) in buf[off..off + SHIFTED_WORDS].iter_mut().zip(&cp.shifted[s % 64]) {
+                    *d ^= p;
+                }
+            }
+        }
+        a.copy_from_slice(&buf[..POLY_WORDS]);
+    }
+
+    /// `x a mod P`, in place.
+    fn mul_x_mod(a: &mut [u64], cp: &CharPoly) {
+        let mut carry = 0;
+        for w in a.iter_mut() {
+            let next = *w >> 63;
+            *w = (*w << 1) | carry;
+            carry = next;
+        }
+        if (a[TOP_WORD] >> TOP_BIT) & 1 == 1 {
+            for (d, &p) in a.iter_mut().zip(&cp.shifted[0]) {
+                *d ^= p;
+            }
+        }
+    }
+
+    /// `x^n mod P` ([`POLY_WORDS`] words), by squaring and multiplying by `x` from the top bit.
+    fn x_pow_mod(n: u64, cp: &CharPoly) -> Vec<u64> {
+        let mut r = vec![0u64; POLY_WORDS];
+        r[0] = 1;
+        for bit in (0..64 - n.leading_zeros()).rev() {
+            square_mod(&mut r, cp);
+            if (n >> bit) & 1 == 1 {
+                mul_x_mod(&mut r, cp);
+            }
+        }
+        r
+    }
+
+    impl Mt19937 {
+        /// The jump by `n` outputs: the [`POLY_WORDS`] words of `x^n mod P`, then `n` itself
+        /// (the index after the jump depends on `n mod 624`, which the polynomial does not
+        /// carry). [`JUMP_WORDS`] words; apply with [`Self::jump_with`], to any state.
+        pub fn jump_polynomial(n: u64) -> Vec<u64> {
+            let mut v = x_pow_mod(n, charpoly());
+            v.push(n);
+            v
+        }
+
+        /// Advance by the `n` outputs of `jump = Self::jump_polynomial(n)`: the same state, word
+        /// for word, as `n` calls of `next_u32`, from any index.
+        ///
+        /// # Panics
+        /// If `jump` does not have [`JUMP_WORDS`] words.
+        pub fn jump_with(&mut self, jump: &[u64]) {
+            assert_eq!(jump.len(), JUMP_WORDS, "not a jump from Mt19937::jump_polynomial");
+            let n = jump[POLY_WORDS];
+            let (twists, index) = Self::position_after(self.i, n);
+            if twists > 0 {
+                // The new block is x_r..x_{r+623} with r = 624 twists = n + delta, the index
+                // moving from i to `index`. With T^n = sum c_j T^j, the window at r is the sum
+                // of the windows at j + delta over the set c_j.
+                let delta = i64::from(self.i) - i64::from(index);
+                let x = sequence(&self.mt, delta, STATE_BITS + N);
+                let mut acc = [0u32; N];
+                for (w, &cw) in jump[..POLY_WORDS].iter().enumerate() {
+                    let mut bits = cw;
+                    while bits != 0 {
+                        let j = 64 * w + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        for (a, &v) in acc.iter_mut().zip(&x[j..j + N]) {
+                            *a ^= v;
+                        }
+                    }
+                }
+                self.mt = acc;
+            }
+            self.i = index;
+        }
+    }
+
+    impl Skip for Mt19937 {
+        /// Direct twists up to [`TWIST_LIMIT`] of them, the polynomial jump beyond (see the
+        /// module docs for the costs).
+        fn skip(&mut self, n: u64) {
+            let (twists, index) = Self::position_after(self.i, n);
+            if twists <= TWIST_LIMIT {
+                for _ in 0..twists {
+                    self.twist();
+                }
+                self.i = index;
+            } else {
+                self.jump_with(&Self::jump_polynomial(n));
+            }
+        }
+    }
+
+    #[cfg(test)]
+    pub(super) mod internals {
+        pub use super::{POLY_WORDS, compute_characteristic_polynomial, sequence};
+
+        /// `x^(2^k) mod P` by `k` squarings of `x`.
+        pub fn x_pow_2k(k: usize) -> Vec<u64> {
+            let cp = super::charpoly();
+            let mut r = vec![0u64; POLY_WORDS];
+            r[0] = 2;
+            for _ in 0..k {
+                super::square_mod(&mut r, cp);
+            }
+            r
+        }
+
+        pub fn x_pow_mod(n: u64) -> Vec<u64> {
+            super::x_pow_mod(n, super::charpoly())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Skip;
+    use super::super::testing::*;
+    use super::jump::internals::*;
+    use super::*;
+    use std::time::Instant;
+
+    /// The definition, written out separately from the generator: the reference's
+    /// `genrand_int32` with the twist as one loop over indices modulo 624. `z` is the raw state.
+    fn reference_step(z: &mut [u32; N + 1]) -> u32 {
+        if z[N] >= N as u32 {
+            for k in 0..N {
+                let y = (z[k] & 0x8000_0000) | (z[(k + 1) % N] & 0x7fff_ffff);
+                z[k] = z[(k + 397) % N] ^ (y >> 1) ^ if y & 1 == 1 { 0x9908_b0df } else { 0 };
+            }
+            z[N] = 0;
+        }
+        let mut y = z[z[N] as usize];
+        z[N] += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    fn raw(g: &Mt19937) -> [u32; N + 1] {
+        state_words(g).try_into().unwrap()
+    }
+
+    fn random_block(r: &mut u64) -> [u32; N] {
+        core::array::from_fn(|_| splitmix64(r) as u32)
+    }
+
+    /// Starting states at several indices: fresh (624), 0 (a raw state with the low bits of
+    /// mt[0] arbitrary), 1, mid-block, the last word.
+    fn test_states() -> Vec<Mt19937> {
+        let mut r = 99u64;
+        let mut v = vec![Mt19937::init_genrand(DEFAULT_SEED), Mt19937::from_state(random_block(&mut r), 0).unwrap()];
+        for n in [1, 300, 623] {
+            v.push(stepped(Mt19937::stream(7, 3), n));
+        }
+        v.push(Mt19937::from_state(random_block(&mut r), 417).unwrap());
+        v
+    }
+
+    /// Known answers from /work/shared/ALGORITHMS.md: mt19937ar.c's `init_genrand(5489)` (the
+    /// C++ standard's `std::mt19937` requirement: the 10000th output is 4123659995) and
+    /// mt19937ar.out's `init_by_array({0x123, 0x234, 0x345, 0x456})`.
+    #[test]
+    fn reference() {
+        let mut g = Mt19937::init_genrand(5489);
+        let head = [
+            3499211612, 581869302, 3890346734, 3586334585, 545404204, 4161255391, 3922919429, 949333985, 2715962298,
+            1323567403,
+        ];
+        assert_eq!(first(&mut g, 10), head);
+        let mut g = stepped(Mt19937::init_genrand(5489), 9999);
+        assert_eq!(g.next_u32(), 4123659995);
+        let mut g = Mt19937::init_by_array(&[0x123, 0x234, 0x345, 0x456]);
+        assert_eq!(first(&mut g, 5), [1067595299, 955945823, 477289528, 4107218783, 4228976476]);
+        // The definition written out separately agrees.
+        let mut z = raw(&Mt19937::init_genrand(5489));
+        assert_eq!((0..10).map(|_| reference_step(&mut z)).collect::<Vec<_>>(), head);
+        assert_eq!(Mt19937::stream(5489, 0), Mt19937::init_genrand(5489));
+    }
+
+    #[test]
+    fn from_raw_state_follows_definition() {
+        let mut r = 5u64;
+        let mut starts = vec![raw(&Mt19937::init_genrand(1)), raw(&Mt19937::init_by_array(&[1, 2, 3]))];
+        for i in [0, 1, 396, 623, 624] {
+            let mut w = [0u32; N + 1];
+            w[..N].copy_from_slice(&random_block(&mut r));
+            w[N] = i;
+            starts.push(w);
+        }
+        // The smallest valid block: only the top bit of mt[0].
+        let mut w = [0u32; N + 1];
+        w[0] = 0x8000_0000;
+        w[N] = 624;
+        starts.push(w);
+        for words in starts {
+            follows_reference_step::<Mt19937, { N + 1 }>(words, 5000, reference_step);
+        }
+    }
+
+    #[test]
+    fn value_stability() {
+        // Pinned: a change here changes every result produced with this generator. Checked
+        // outside Rust with CPython's random module (whose seed(n) is init_by_array of n's
+        // 32-bit words, least significant first): getrandbits(32) after seed(2**40 + 5), and
+        // after seed(w0 + 2^32 w1 + 2^64 w2 + 2^96 w3) for the Philox words of (42, 7) (Philox
+        // written separately in Python and checked against Random123's known answers).
+        assert_eq!(first(&mut Mt19937::stream((1 << 40) + 5, 0), 3), [2166296868, 2220160828, 1153647273]);
+        assert_eq!(first(&mut Mt19937::stream(42, 7), 3), [2522346103, 2681098124, 2533790212]);
+    }
+
+    #[test]
+    fn stream_rule() {
+        for seed in [0u64, 1, 5489, 0xFFFF_FFFF] {
+            assert_eq!(Mt19937::stream(seed, 0), Mt19937::init_genrand(seed as u32));
+        }
+        for seed in [1u64 << 32, 0x0123_4567_89AB_CDEF, u64::MAX] {
+            assert_eq!(Mt19937::stream(seed, 0), Mt19937::init_by_array(&[seed as u32, (seed >> 32) as u32]));
+        }
+        for (seed, k) in [(0u64, 1u64), (42, 7), (1 << 40, 1 << 33), (u64::MAX, u64::MAX)] {
+            let key = first_philox_candidate(seed, k, MT19937_TAG);
+            assert_eq!(Mt19937::stream(seed, k), Mt19937::init_by_array(&key));
+        }
+        seed_and_stream_halves_matter::<Mt19937>();
+        // An empty key is [0].
+        assert_eq!(Mt19937::init_by_array(&[]), Mt19937::init_by_array(&[0]));
+    }
+
+    #[test]
+    fn streams_are_distinct() {
+        for seed in [0u64, 5489, 1 << 40] {
+            for g in streams_start_distinct::<Mt19937>(seed, 1000) {
+                assert!(Mt19937::is_valid(&g.mt) && g.i == N as u32);
+            }
+            neighbours_rarely_agree::<Mt19937>(seed, 0..100, 1000);
+        }
+    }
+
+    #[test]
+    fn skip_equals_stepping() {
+        let mut r = 11u64;
+        let ns = skip_lengths(
+            [623, 624, 625, 1247, 1248, 50_000].into_iter().chain((0..4).map(|_| splitmix64(&mut r) % 1_000_000)),
+        );
+        for g in test_states() {
+            skip_matches_stepping(g, &ns);
+        }
+    }
+
+    /// The polynomial jump on its own (skip uses it only beyond TWIST_LIMIT twists).
+    #[test]
+    fn jump_with_equals_stepping() {
+        let mut r = 12u64;
+        let ns: Vec<u64> = skip_lengths(
+            [623, 624, 625, 1247, 1248, 50_000].into_iter().chain((0..3).map(|_| splitmix64(&mut r) % 1_000_000)),
+        );
+        let jumps: Vec<Vec<u64>> = ns.iter().map(|&n| Mt19937::jump_polynomial(n)).collect();
+        for g in test_states() {
+            for (&n, jump) in ns.iter().zip(&jumps) {
+                let mut a = g;
+                a.jump_with(jump);
+                assert_eq!(a, stepped(g, n), "jump_with({n}) from index {}", g.i);
+            }
+        }
+        // Past TWIST_LIMIT, skip takes the jump.
+        let n = (TWIST_LIMIT + 3) * N as u64 + 5;
+        let g = Mt19937::stream(1, 2);
+        assert_eq!(skipped(g, n), stepped(g, n));
+    }
+
+    #[test]
+    fn skips_compose() {
+        let big = 1u64 << 63;
+        let pairs = [(big + 3, (1 << 62) + 1_234_567), (u64::MAX / 3, 12_345), (5_000_000, big + 624), (0, big)];
+        for g in [Mt19937::init_genrand(DEFAULT_SEED), stepped(Mt19937::stream(3, 1), 300)] {
+            skips_compose_for(g, &pairs);
+        }
+    }
+
+    /// Berlekamp–Massey found a polynomial of degree 19937 (asserted there) that annihilates all
+    /// 32 bit positions of the sequence, not only the bit it was computed from.
+    #[test]
+    fn characteristic_polynomial_annihilates_the_sequence() {
+        let p = characteristic_polynomial();
+        let taps: Vec<usize> = (0..=STATE_BITS).filter(|&j| (p[j / 64] >> (j % 64)) & 1 == 1).collect();
+        assert_eq!(*taps.last().unwrap(), STATE_BITS);
+        // P(0) = 1 and P(1) = 1 (an odd number of terms): neither x nor x + 1 divides P.
+        assert_eq!(taps[0], 0);
+        assert_eq!(taps.len() % 2, 1);
+        let mut r = 3u64;
+        let x = sequence(&random_block(&mut r), 1, STATE_BITS + 1 + 700);
+        for q in 0..700 {
+            assert_eq!(taps.iter().fold(0, |acc, &j| acc ^ x[q + j]), 0, "at x_{}", q + 1);
+        }
+        // The cached polynomial is the computed one.
+        assert_eq!(compute_characteristic_polynomial(), p);
+    }
+
+    /// `x^(2^19937) = x mod P`, so `P` (degree 19937, with `P(0) = P(1) = 1`) is irreducible:
+    /// its degree is prime. Then the order of `x` divides the prime `2^19937 - 1` and is not 1,
+    /// so the period is exactly `2^19937 - 1`.
+    #[test]
+    #[ignore = "19937 polynomial squarings: about 10 s in release"]
+    fn period_is_2_pow_19937_minus_1() {
+        let mut x = vec![0u64; POLY_WORDS];
+        x[0] = 2;
+        assert_eq!(x_pow_2k(STATE_BITS), x);
+    }
+
+    #[test]
+    fn polynomial_powers_agree() {
+        // Squaring and multiplying by x agree with each other: x^(2^k) both ways.
+        for k in [1, 10, 14, 15, 20, 40, 63] {
+            assert_eq!(x_pow_mod(1 << k), x_pow_2k(k), "x^(2^{k})");
+        }
+    }
+
+    #[test]
+    fn large_skips_are_cheap() {
+        skips_are_cheap(Mt19937::init_genrand(DEFAULT_SEED), [u64::MAX, 1 << 40]);
+        let t = Instant::now();
+        let p = compute_characteristic_polynomial();
+        let bm = t.elapsed();
+        std::hint::black_box(p);
+        let _ = characteristic_polynomial();
+        let t = Instant::now();
+        let jump = Mt19937::jump_polynomial(u64::MAX);
+        let poly = t.elapsed();
+        let mut g = Mt19937::init_genrand(DEFAULT_SEED);
+        let t = Instant::now();
+        g.jump_with(&jump);
+        let apply = t.elapsed();
+        let t = Instant::now();
+        g.skip(u64::MAX);
+        let skip = t.elapsed();
+        // At the limit, the twists and the jump cost about the same.
+        let n = TWIST_LIMIT * N as u64;
+        let t = Instant::now();
+        g.skip(n);
+        let twists = t.elapsed();
+        let t = Instant::now();
+        g.jump_with(&Mt19937::jump_polynomial(n));
+        let jump_at_limit = t.elapsed();
+        std::hint::black_box(g);
+        println!(
+            "mt19937 costs: P by Berlekamp-Massey {bm:?}; x^(2^64-1) mod P {poly:?}; applying it {apply:?}; \
+             skip(2^64-1) {skip:?}; skip({n}) by {TWIST_LIMIT} twists {twists:?}, by the jump {jump_at_limit:?}"
+        );
+    }
+
+    #[test]
+    fn invalid_states() {
+        let mut w = [0u32; N + 1];
+        w[N] = 624;
+        let e = Mt19937::from_raw_state(&w).unwrap_err();
+        assert_eq!((e.generator, e.word, e.value), ("mt19937", None, 0));
+        assert!(e.rule.starts_with("the 19937 significant bits"), "{}", e.rule);
+        // The low bits of mt[0] are not significant; any index.
+        w[0] = 0x7fff_ffff;
+        for i in [0, 300, 624] {
+            w[N] = i;
+            assert!(Mt19937::from_raw_state(&w).unwrap_err().rule.starts_with("the 19937 significant bits"));
+        }
+        // Boundary: one significant bit set is valid.
+        w[0] = 0x8000_0000;
+        assert!(Mt19937::from_raw_state(&w).is_ok());
+        let mut v = [0u32; N + 1];
+        v[N - 1] = 1;
+        assert!(Mt19937::from_raw_state(&v).is_ok());
+        // The index: 624 and 0 valid, 625 not.
+        let mut w = raw(&Mt19937::init_genrand(1));
+        for i in [0, 624] {
+            w[N] = i;
+            assert_eq!(Mt19937::from_raw_state(&w).unwrap().i, i);
+        }
+        for i in [625, u32::MAX] {
+            w[N] = i;
+            let e = Mt19937::from_raw_state(&w).unwrap_err();
+            assert_eq!((e.word, e.value), (None, i));
+            assert!(e.rule.starts_with("the index mti (raw word 625) must be in [0, 624]"), "{}", e.rule);
+        }
+        rejects_word_counts::<Mt19937>(&[&[], &[1; N], &[1; N + 2]], "it has exactly 625 words");
+        assert!(Mt19937::RAW_STATE.starts_with("mt[0],mt[1],") && Mt19937::RAW_STATE.ends_with(",mt[623],mti"));
+        // A zero block with its low mt[0] bits set gives one output and then zeros: the reason
+        // for the rule.
+        let mut z = [0u32; N + 1];
+        z[0] = 0x7fff_ffff;
+        assert_ne!(reference_step(&mut z), 0);
+        assert!((0..2000).all(|_| reference_step(&mut z) == 0));
+    }
+}
