@@ -11,16 +11,12 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
-use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
+use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, path};
 use crate::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
-use crate::rng::Generator;
+use crate::normal::BoxMuller;
+use crate::platform::nvptx::shfl_xor;
+use crate::rng::{Collective, Generator};
 use crate::{Exact, Fast, MathMode};
-
-unsafe extern "C" {
-    // NVVM intrinsic: carries LLVM's `convergent` attribute, unlike inline asm.
-    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
-    fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: i32, clamp: i32) -> i32;
-}
 
 /// `(global thread index, total threads in the grid)`.
 #[inline(always)]
@@ -40,8 +36,8 @@ fn shfl_xor_u64(v: u64, lane_mask: i32) -> u64 {
     // SAFETY: called by all 32 lanes of the warp (full mask) at the same point: every kernel
     // below reaches its reduction unconditionally, and blockDim.x is a multiple of 32.
     unsafe {
-        let lo = shfl_sync_bfly_i32(u32::MAX, v as u32 as i32, lane_mask, 31) as u32 as u64;
-        let hi = shfl_sync_bfly_i32(u32::MAX, (v >> 32) as u32 as i32, lane_mask, 31) as u32 as u64;
+        let lo = shfl_xor(v as u32, lane_mask as u32) as u64;
+        let hi = shfl_xor((v >> 32) as u32, lane_mask as u32) as u64;
         lo | (hi << 32)
     }
 }
@@ -183,6 +179,124 @@ unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut
     }
 }
 
+// ------------------------------------------------------------------------------------------------
+// Collective generators (the warp generator): the 32 lanes of a hardware warp share one state.
+//
+// Stream `k` is lane `k mod 32` of warp state `k / 32`, so a hardware warp must hold the 32
+// streams of one warp state: the host passes stream ranges *aligned* to 32 (`lanes`, a multiple
+// of 32, words from stream `32 floor(first / 32)` on, the requested streams starting `pad`
+// lanes in), and a lane outside the requested range still draws, in lockstep, without writing.
+// Every loop bound below is the same for the 32 lanes of a warp (`lanes` and the grid size are
+// multiples of 32, and the bounds are computed from the warp's first lane).
+// ------------------------------------------------------------------------------------------------
+
+/// Lane words of streams `first_lane .. first_lane + lanes` of `seed` into `words`.
+///
+/// # Safety
+/// `words` holds `lanes` words; `first_lane` and `lanes` are multiples of 32.
+#[inline(always)]
+unsafe fn init_collective<G: Collective>(words: *mut u32, seed: u64, first_lane: u64, lanes: u64) {
+    let (gtid, threads) = grid_position();
+    let mut a = gtid;
+    while a < lanes {
+        // SAFETY: the 32 lanes of the warp are here together with the same warp number; `a` is
+        // in bounds.
+        unsafe {
+            let w = G::init_word(seed, (first_lane + a) / 32);
+            words.add(a as usize).write(w);
+        }
+        a += threads;
+    }
+}
+
+/// Groups of stream `s` in an interleaved block of `groups` groups over `streams` streams
+/// (as `fill::fill_stream` counts them); 0 outside `0..streams`.
+#[inline(always)]
+fn groups_of(s: i64, groups: u64, streams: u64) -> u64 {
+    if s < 0 || s as u64 >= streams || s as u64 >= groups { 0 } else { (groups - s as u64).div_ceil(streams) }
+}
+
+/// One block of the interleaved fill layout from a collective generator: `len` values of
+/// `streams` streams, the first of them `pad` lanes into `words` (`lanes` lane words, aligned).
+///
+/// # Safety
+/// `words` holds `lanes` words, a multiple of 32, `pad < 32`; `out` holds `len` values.
+#[inline(always)]
+unsafe fn fill_collective<K: Group, G: Collective>(
+    out: *mut K::Item,
+    len: u64,
+    words: *mut u32,
+    streams: u64,
+    pad: u64,
+    lanes: u64,
+) {
+    let (gtid, threads) = grid_position();
+    let groups = len.div_ceil(GROUP as u64);
+    let mut a = gtid;
+    while a < lanes {
+        let s = a as i64 - pad as i64;
+        let mine = groups_of(s, groups, streams);
+        // The warp's most groups: those of its first requested stream (fewer for later ones).
+        let warp_first = (a - a % 32) as i64 - pad as i64;
+        let rounds = groups_of(warp_first.max(0), groups, streams);
+        if rounds > 0 {
+            // SAFETY: `a` is in bounds; all 32 lanes draw `rounds` groups together.
+            unsafe {
+                let mut rng = G::lane(words.add(a as usize).read());
+                let mut base = s.max(0) as u64 * GROUP as u64;
+                let step = streams * GROUP as u64;
+                let mut r = 0;
+                while r < rounds {
+                    let g = K::next_group(&mut rng);
+                    // Whole groups but the stream's last, which `len` may cut short (a constant
+                    // length keeps the 16-byte vector store).
+                    if r + 1 < mine {
+                        store_group(out, base as usize, g, GROUP);
+                        base += step;
+                    } else if r + 1 == mine {
+                        store_group(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                    }
+                    r += 1;
+                }
+                words.add(a as usize).write(G::word(&rng));
+            }
+        }
+        a += threads;
+    }
+}
+
+/// Asian basket paths `first..end` with a collective generator: path `k` is stream `k`, lane
+/// `k mod 32` of warp state `k / 32`; each warp simulates 32 consecutive paths from one warp
+/// state, those outside `first..end` without counting them.
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words per warp of the grid.
+#[inline(always)]
+unsafe fn asian_collective<G: Collective, M: MathMode>(
+    p: AsianBasketSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    let (gtid, threads) = grid_position();
+    let lane = gtid % 32;
+    let mut acc = PairMoments::ZERO;
+    let mut k = first - first % 32 + gtid;
+    while k - lane < end {
+        // SAFETY: the 32 lanes are here together with the same warp number `k / 32`, and every
+        // path draws the same number of words (`path` has no data-dependent draws).
+        let mut normals = unsafe { BoxMuller::<_, M>::new(G::lane(G::init_word(seed, k / 32))) };
+        let (payoff, unfloored) = path::<_, M>(&p, &mut normals);
+        if k >= first && k < end {
+            acc.push(payoff, unfloored);
+        }
+        k += threads;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
 /// The entry points of one generator, generated for every line of
 /// [`crate::for_each_generator!`]: `init__<gen>`, `fill_u32__<gen>`, `fill_uniform__<gen>`,
 /// `fill_normal_exact__<gen>`, `fill_normal_fast__<gen>`, `asian_basket_exact__<gen>`,
@@ -192,8 +306,19 @@ unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut
 ///   `len` values, `states` `streams` states, which the kernel advances;
 /// - `asian_basket_*(p, seed, first, end, out)`: paths `first..end`, `out` holds 17 words per
 ///   warp of the grid.
+///
+/// A collective generator's (`, collective` in the list) have the same names; its `init` and
+/// `fill_*` take lane words aligned to 32 (see `init_collective` and `fill_collective`):
+/// - `init(words, seed, first_lane, lanes)`;
+/// - `fill_*(out, len, words, streams, pad, lanes)`.
 macro_rules! generator_kernels {
-    ([] $(($G:ident, $id:ident)),* $(,)?) => { $(
+    ([] $(($G:ident, $id:ident $(, $kind:ident)?)),* $(,)?) => { $(
+        generator_kernels_of!($G, $id $(, $kind)?);
+    )* };
+}
+
+macro_rules! generator_kernels_of {
+    ($G:ident, $id:ident) => {
         pub mod $id {
             use super::*;
             type G = crate::rng::$G;
@@ -230,7 +355,11 @@ macro_rules! generator_kernels {
 
             #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn asian_basket_exact(
-                p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64,
+                p: AsianBasketSteps,
+                seed: u64,
+                first: u64,
+                end: u64,
+                out: *mut u64,
             ) {
                 // SAFETY: as above.
                 unsafe { asian_basket::<G, Exact>(p, seed, first, end, out) }
@@ -238,13 +367,105 @@ macro_rules! generator_kernels {
 
             #[unsafe(export_name = concat!("asian_basket_fast__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn asian_basket_fast(
-                p: AsianBasketSteps, seed: u64, first: u64, end: u64, out: *mut u64,
+                p: AsianBasketSteps,
+                seed: u64,
+                first: u64,
+                end: u64,
+                out: *mut u64,
             ) {
                 // SAFETY: as above.
                 unsafe { asian_basket::<G, Fast>(p, seed, first, end, out) }
             }
         }
-    )* };
+    };
+    ($G:ident, $id:ident, collective) => {
+        pub mod $id {
+            use super::*;
+            type G = crate::rng::$G;
+
+            #[unsafe(export_name = concat!("init__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn init(words: *mut u32, seed: u64, first_lane: u64, lanes: u64) {
+                // SAFETY: the host sizes and aligns the buffers as documented above.
+                unsafe { init_collective::<G>(words, seed, first_lane, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_u32(
+                out: *mut u32,
+                len: u64,
+                words: *mut u32,
+                streams: u64,
+                pad: u64,
+                lanes: u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { fill_collective::<Words, G>(out, len, words, streams, pad, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("fill_uniform__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_uniform(
+                out: *mut f32,
+                len: u64,
+                words: *mut u32,
+                streams: u64,
+                pad: u64,
+                lanes: u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { fill_collective::<Uniforms, G>(out, len, words, streams, pad, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_normal_exact(
+                out: *mut f32,
+                len: u64,
+                words: *mut u32,
+                streams: u64,
+                pad: u64,
+                lanes: u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { fill_collective::<Normals<Exact>, G>(out, len, words, streams, pad, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("fill_normal_fast__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_normal_fast(
+                out: *mut f32,
+                len: u64,
+                words: *mut u32,
+                streams: u64,
+                pad: u64,
+                lanes: u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { fill_collective::<Normals<Fast>, G>(out, len, words, streams, pad, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn asian_basket_exact(
+                p: AsianBasketSteps,
+                seed: u64,
+                first: u64,
+                end: u64,
+                out: *mut u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { asian_collective::<G, Exact>(p, seed, first, end, out) }
+            }
+
+            #[unsafe(export_name = concat!("asian_basket_fast__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn asian_basket_fast(
+                p: AsianBasketSteps,
+                seed: u64,
+                first: u64,
+                end: u64,
+                out: *mut u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { asian_collective::<G, Fast>(p, seed, first, end, out) }
+            }
+        }
+    };
 }
 
 crate::for_each_generator!(generator_kernels);

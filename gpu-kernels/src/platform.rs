@@ -141,3 +141,106 @@ pub fn fast_sincos(theta: f32) -> (f32, f32) {
         theta.sin_cos()
     }
 }
+
+/// Warp-level primitives of the GPU build: lane index, shuffles, the warp barrier and the
+/// block's dynamic shared memory. The shuffles and the barrier are NVVM intrinsics, which carry
+/// LLVM's `convergent` attribute (inline assembly would not, and LLVM could then move a shuffle
+/// across a branch).
+#[cfg(target_arch = "nvptx64")]
+pub mod nvptx {
+    unsafe extern "C" {
+        #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+        fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: i32, clamp: i32) -> i32;
+        #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+        fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: i32, clamp: i32) -> i32;
+        #[link_name = "llvm.nvvm.bar.warp.sync"]
+        fn bar_warp_sync(mask: u32);
+    }
+
+    // The block's dynamic shared memory, sized at launch (`shared_mem_bytes`). One declaration
+    // per module; the warp generator's shared-memory form is its only user.
+    core::arch::global_asm!(".extern .shared .align 16 .b8 warpmc_shared[];");
+
+    /// The thread's lane in its warp. Valid because every launch has `blockDim.x` a multiple of
+    /// 32 and uses the x dimension only (the host checks).
+    #[inline(always)]
+    pub fn lane_id() -> u32 {
+        // SAFETY: reading a special register has no preconditions.
+        unsafe { core::arch::nvptx::_thread_idx_x() as u32 % 32 }
+    }
+
+    /// The thread's warp within its block.
+    #[inline(always)]
+    pub fn warp_in_block() -> u32 {
+        // SAFETY: reading a special register has no preconditions.
+        unsafe { core::arch::nvptx::_thread_idx_x() as u32 / 32 }
+    }
+
+    /// `value` of lane `src` (`shfl.sync.idx`, full mask).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it at the same point (full mask).
+    #[inline(always)]
+    pub unsafe fn shfl_idx(value: u32, src: u32) -> u32 {
+        // SAFETY: the caller's contract.
+        unsafe { shfl_sync_idx_i32(u32::MAX, value as i32, src as i32, 31) as u32 }
+    }
+
+    /// `value` of lane `lane ^ lane_mask` (`shfl.sync.bfly`, full mask).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it at the same point (full mask).
+    #[inline(always)]
+    pub unsafe fn shfl_xor(value: u32, lane_mask: u32) -> u32 {
+        // SAFETY: the caller's contract.
+        unsafe { shfl_sync_bfly_i32(u32::MAX, value as i32, lane_mask as i32, 31) as u32 }
+    }
+
+    /// `__syncwarp()`: every lane's shared-memory accesses before it are visible to every lane
+    /// after it (`bar.warp.sync`, full mask).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it at the same point (full mask).
+    #[inline(always)]
+    pub unsafe fn syncwarp() {
+        // SAFETY: the caller's contract.
+        unsafe { bar_warp_sync(u32::MAX) }
+    }
+
+    /// The shared-space address of byte `offset` of the block's dynamic shared memory.
+    #[inline(always)]
+    pub fn shared_address(offset: u32) -> u32 {
+        let base: u32;
+        // SAFETY: takes the address of the module's shared array; touches no memory.
+        unsafe {
+            core::arch::asm!("mov.u32 {r}, warpmc_shared;", r = out(reg32) base, options(pure, nomem, nostack));
+        }
+        base + offset
+    }
+
+    /// The `u32` at shared-space address `address`.
+    ///
+    /// # Safety
+    /// `address` is 4-aligned and inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_load(address: u32) -> u32 {
+        let v: u32;
+        // SAFETY: the caller's contract. Not `nomem`: it must stay ordered with the barriers.
+        unsafe {
+            core::arch::asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) address, options(nostack));
+        }
+        v
+    }
+
+    /// Store `value` at shared-space address `address`.
+    ///
+    /// # Safety
+    /// `address` is 4-aligned and inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_store(address: u32, value: u32) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!("st.shared.u32 [{a}], {v};", a = in(reg32) address, v = in(reg32) value, options(nostack));
+        }
+    }
+}

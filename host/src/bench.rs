@@ -233,7 +233,7 @@ mod gpu {
             log(&format!("GPU: {name}"));
             let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
             let mut states = exec.init_states(&init)?;
-            let ms = timed(exec, s.reps, || exec.launch_fill(g, kind, &mut out, n as u64, &mut states, streams))?;
+            let ms = timed(exec, s.reps, || exec.launch_fill(kind, &mut out, n as u64, &mut states))?;
             let rate = n as f64 / (ms * 1e-3);
             fills.push(Rate {
                 name,
@@ -247,8 +247,8 @@ mod gpu {
         let mut stream_setup = Vec::new();
         for &g in GeneratorKind::ALL {
             let count = 1_000_000u64;
-            let mut states = stream.alloc_zeros::<u32>(exec.state_words(g) * count as usize).map_err(gpu_err)?;
-            let ms = timed(exec, s.reps, || exec.launch_init(g, &mut states, 1, 0, count))?;
+            let mut states = exec.alloc_streams(g, 0, count)?;
+            let ms = timed(exec, s.reps, || exec.seed_streams(&mut states, 1))?;
             stream_setup.push(Rate {
                 name: format!("{g}, 10^6 streams"),
                 per_second: count as f64 / (ms * 1e-3),

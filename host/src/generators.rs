@@ -8,7 +8,7 @@
 use warpmc_kernels::rng::{Generator, InvalidState};
 
 macro_rules! generator_registry {
-    ([] $(($G:ident, $id:ident)),* $(,)?) => {
+    ([] $(($G:ident, $id:ident $(, $kind:ident)?)),* $(,)?) => {
         /// A uniform generator, by name.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum GeneratorKind {
@@ -43,7 +43,7 @@ macro_rules! generator_registry {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __with_generator_match {
-    ([$kind:expr, $T:ident, $body:expr] $(($G:ident, $id:ident)),* $(,)?) => {
+    ([$kind:expr, $T:ident, $body:expr] $(($G:ident, $id:ident $(, $collective:ident)?)),* $(,)?) => {
         match $kind {
             $($crate::generators::GeneratorKind::$G => {
                 type $T = warpmc_kernels::rng::$G;

@@ -13,6 +13,8 @@
 //!
 //! - [`philox`]: Philox4x32-10 (Salmon et al., SC11), also the derivation of per-stream states
 //!   for generators without a jump ([`streams`]).
+//! - [`warp_algebra`]: the warp generator's step as a GF(2)-linear map, its characteristic
+//!   polynomial and polynomial jumps (shared with the build script that computes its jump table).
 
 pub mod adder;
 pub mod gm19;
@@ -39,6 +41,9 @@ pub mod streams;
 pub mod taus88;
 #[cfg(test)]
 mod testing;
+pub mod warp;
+pub mod warp_algebra;
+pub mod warp_shfl;
 pub mod xorwow;
 
 pub use adder::Adder;
@@ -61,6 +66,8 @@ pub use mt19937::Mt19937;
 pub use park_miller::ParkMiller;
 pub use philox4x32_10::Philox4x32x10;
 pub use taus88::Taus88;
+pub use warp::Warp;
+pub use warp_shfl::WarpShfl;
 pub use xorwow::Xorwow;
 
 /// A generator of uniformly distributed 32-bit words.
@@ -82,6 +89,13 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     const RAW_STATE: &'static str;
     /// How many raw state words there are.
     const RAW_STATE_WORDS: usize;
+    /// Lanes that share one state and draw together: 1 for an ordinary generator, 32 for a
+    /// [`Collective`] one (the warp generator), whose stream `k` is lane `k mod 32` of the
+    /// `k / 32`-th shared state.
+    const LANES: u32 = 1;
+    /// Dynamic shared memory a GPU thread needs to draw (the warp generator's shared-memory
+    /// form: 4 bytes, one word of its warp's state).
+    const SHARED_BYTES_PER_THREAD: u32 = 0;
 
     /// The state of stream `stream` of `seed`. Each generator documents its rule and what it
     /// guarantees about overlap between streams.
@@ -91,6 +105,30 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     /// generator cannot run from (all zero, below a component's minimum, at or above a
     /// modulus) is an error naming the constraint; it is never adjusted.
     fn from_raw_state(words: &[u32]) -> Result<Self, InvalidState>;
+}
+
+/// A generator whose state the 32 lanes of a warp share and step together (Thomas's warp
+/// generator, [`warp`] and [`warp_shfl`]). On the CPU it is an ordinary [`Generator`] (one
+/// lane's view of the whole state). On the GPU its kernels are the collective ones of
+/// `gpu.rs`: a lane keeps one word of its warp's state between launches, and the 32 lanes of a
+/// hardware warp draw together, each call of `next_u32` one step of the shared state, so every
+/// lane must draw the same number of words at the same time.
+#[cfg(target_arch = "nvptx64")]
+pub trait Collective: Generator {
+    /// What a lane draws from on the GPU (its word in a register, or in shared memory).
+    type Lane: Uniform32;
+    /// The lane's draw form from its word of the warp's state.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together.
+    unsafe fn lane(word: u32) -> Self::Lane;
+    /// The lane's word of the warp's current state, to keep between launches.
+    fn word(lane: &Self::Lane) -> u32;
+    /// This lane's word of warp state `warp` of `seed` (stream `32 warp + lane`).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together with the same arguments.
+    unsafe fn init_word(seed: u64, warp: u64) -> u32;
 }
 
 /// Jump-ahead in `O(log n)`, for the generators whose algebra allows it.
@@ -137,7 +175,8 @@ impl std::error::Error for InvalidState {}
 /// The list of generators: `callback! { [ARGS] (Type, module_name), ... }`, each `Type` a
 /// [`Generator`] in `crate::rng` and `module_name` its file (which also names its GPU kernels,
 /// `fill_u32__<module_name>` and so on); `ARGS` are the tokens given after the callback's name,
-/// passed through. One line per generator; everything else follows.
+/// passed through. A [`Collective`] generator's line ends with `, collective`, which gives it
+/// the collective GPU kernels. One line per generator; everything else follows.
 #[macro_export]
 macro_rules! for_each_generator {
     ($callback:ident $(, $($args:tt)*)?) => {
@@ -164,6 +203,8 @@ macro_rules! for_each_generator {
             (Gq581, gq58_1),
             (Gq583, gq58_3),
             (Gq584, gq58_4),
+            (Warp, warp, collective),
+            (WarpShfl, warp_shfl, collective),
         }
     };
 }

@@ -15,6 +15,7 @@ use cudarc::driver::{
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::rng::Generator;
 
 use super::{BackendOptions, Executor, FillKind, Filler, StreamInit, state_words};
 use crate::generators::GeneratorKind;
@@ -44,8 +45,13 @@ struct GeneratorKernels {
     fill_uniform: CudaFunction,
     fill_normal_exact: CudaFunction,
     fill_normal_fast: CudaFunction,
-    /// Words per state (`size_of` the generator's state / 4).
+    /// Words per state (`size_of` the generator's state / 4); 1 (a lane's word) for a
+    /// collective generator.
     state_words: usize,
+    /// Lanes sharing a state: 1, or 32 for a collective generator (`Generator::LANES`).
+    lanes: u32,
+    /// Dynamic shared memory per thread of its fill and Asian basket kernels.
+    shared_per_thread: u32,
 }
 
 impl GeneratorKernels {
@@ -62,7 +68,9 @@ impl GeneratorKernels {
             fill_uniform: f("fill_uniform")?,
             fill_normal_exact: f("fill_normal_exact")?,
             fill_normal_fast: f("fill_normal_fast")?,
-            state_words: with_generator!(g, G => size_of::<G>() / 4),
+            state_words: with_generator!(g, G => if G::LANES == 1 { size_of::<G>() / 4 } else { 1 }),
+            lanes: with_generator!(g, G => G::LANES),
+            shared_per_thread: with_generator!(g, G => G::SHARED_BYTES_PER_THREAD),
         })
     }
 
@@ -205,22 +213,45 @@ impl GpuExecutor {
     /// Grid for `work` independent items of `f`: the override, or enough resident blocks to fill
     /// every multiprocessor (occupancy), but no more blocks than the work needs.
     fn grid_for(&self, f: &CudaFunction, work: u64) -> Result<u32> {
+        self.grid_for_shared(f, work, 0)
+    }
+
+    /// [`Self::grid_for`] for a launch with `per_thread` bytes of dynamic shared memory per thread.
+    fn grid_for_shared(&self, f: &CudaFunction, work: u64, per_thread: u32) -> Result<u32> {
         if let Some(g) = self.grid {
             return Ok(g);
         }
-        let per_sm =
-            f.occupancy_max_active_blocks_per_multiprocessor(self.block, 0, None).map_err(gpu_err("occupancy"))?;
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(self.block, (per_thread * self.block) as usize, None)
+            .map_err(gpu_err("occupancy"))?;
         let full = self.sms as u64 * per_sm.max(1) as u64;
         Ok(full.min(work.div_ceil(self.block as u64)).max(1) as u32)
     }
 
     fn config(&self, grid: u32) -> LaunchConfig {
-        LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (self.block, 1, 1), shared_mem_bytes: 0 }
+        self.config_shared(grid, 0)
     }
 
-    /// Launch an Asian basket kernel over `paths` and sum the per-warp results.
-    fn asian(&self, f: &CudaFunction, p: &AsianBasketSteps, tail: AsianTail, paths: Range<u64>) -> Result<PairMoments> {
-        let grid = self.grid_for(f, paths.end - paths.start)?;
+    /// A launch with `per_thread` bytes of dynamic shared memory for each thread.
+    fn config_shared(&self, grid: u32, per_thread: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (self.block, 1, 1),
+            shared_mem_bytes: per_thread * self.block,
+        }
+    }
+
+    /// Launch an Asian basket kernel over `paths` and sum the per-warp results (`shared`: dynamic
+    /// shared memory per thread).
+    fn asian(
+        &self,
+        f: &CudaFunction,
+        p: &AsianBasketSteps,
+        tail: AsianTail,
+        paths: Range<u64>,
+        shared: u32,
+    ) -> Result<PairMoments> {
+        let grid = self.grid_for_shared(f, paths.end - paths.start, shared)?;
         let warps = grid as usize * self.block as usize / 32;
         let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
         let arg = ByValue(*p);
@@ -233,8 +264,9 @@ impl GpuExecutor {
         };
         b.arg(&first).arg(&end).arg(&mut out);
         // SAFETY: argument list matches the kernel's signature; `out` holds WORDS words per warp
-        // of the grid; the block size is a multiple of 32 (checked in `new`).
-        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("asian basket launch"))?;
+        // of the grid; the block size is a multiple of 32 (checked in `new`); the shared memory is
+        // what the generator's kernels need.
+        unsafe { b.launch(self.config_shared(grid, shared)) }.map_err(gpu_err("asian basket launch"))?;
         let words = self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?;
         let mut total = PairMoments::ZERO;
         for w in words.chunks_exact(PairMoments::WORDS) {
@@ -266,66 +298,90 @@ impl GpuExecutor {
         }
     }
 
-    /// Device states for `init`: computed by the generator's `init` kernel for seeded streams,
-    /// copied from the host for a raw state.
-    pub fn init_states(&self, init: &StreamInit) -> Result<CudaSlice<u32>> {
-        let k = self.kernels(init.generator());
-        match init {
-            StreamInit::Explicit { generator, .. } => with_generator!(*generator, G => {
-                let states = init.states::<G>()?;
-                self.stream.clone_htod(state_words(&states)).map_err(gpu_err("copy state"))
-            }),
-            &StreamInit::Seeded { generator, seed, first, count } => {
-                let words = k.state_words * count as usize;
-                let mut states = self.stream.alloc_zeros::<u32>(words).map_err(gpu_err("alloc states"))?;
-                self.launch_init(generator, &mut states, seed, first, count)?;
-                Ok(states)
-            }
-        }
+    /// Device memory for streams `first .. first + count` of generator `g`, laid out as its
+    /// kernels keep them (not yet seeded: see [`Self::seed_streams`]).
+    pub fn alloc_streams(&self, g: GeneratorKind, first: u64, count: u64) -> Result<DeviceStreams> {
+        let k = self.kernels(g);
+        let lanes_per_state = k.lanes as u64;
+        let (pad, lanes) = if lanes_per_state == 1 {
+            (0, count)
+        } else {
+            let pad = first % lanes_per_state;
+            (pad, (pad + count).div_ceil(lanes_per_state) * lanes_per_state)
+        };
+        let words = self.stream.alloc_zeros::<u32>(k.state_words * lanes as usize).map_err(gpu_err("alloc states"))?;
+        Ok(DeviceStreams { generator: g, words, first: first - pad, streams: count, pad, lanes })
     }
 
-    /// Compute streams `first .. first + count` of `seed` of generator `g` into `states`.
-    pub fn launch_init(
-        &self,
-        g: GeneratorKind,
-        states: &mut CudaSlice<u32>,
-        seed: u64,
-        first: u64,
-        count: u64,
-    ) -> Result<()> {
-        let k = self.kernels(g);
-        assert!(states.len() as u64 >= k.state_words as u64 * count);
-        let grid = self.grid_for(&k.init, count)?;
+    /// Compute the states of `streams`' streams of `seed` with the generator's `init` kernel.
+    pub fn seed_streams(&self, streams: &mut DeviceStreams, seed: u64) -> Result<()> {
+        let k = self.kernels(streams.generator);
+        let grid = self.grid_for(&k.init, streams.lanes)?;
         let mut b = self.stream.launch_builder(&k.init);
-        b.arg(states).arg(&seed).arg(&first).arg(&count);
-        // SAFETY: `states` holds `count` states of this generator (asserted).
+        b.arg(&mut streams.words).arg(&seed).arg(&streams.first).arg(&streams.lanes);
+        // SAFETY: `words` holds `lanes` states of this generator (`alloc_streams`), aligned to
+        // 32 lanes for a collective generator.
         unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("stream init launch"))?;
         Ok(())
     }
 
-    /// Words per state of generator `g` on the device.
-    pub fn state_words(&self, g: GeneratorKind) -> usize {
-        self.kernels(g).state_words
+    /// Device states for `init`: computed by the generator's `init` kernel for seeded streams,
+    /// copied from the host for a raw state.
+    pub fn init_states(&self, init: &StreamInit) -> Result<DeviceStreams> {
+        match init {
+            StreamInit::Explicit { generator, .. } => with_generator!(*generator, G => {
+                let states = init.states::<G>()?;
+                let words = state_words(&states);
+                if G::LANES == 1 {
+                    let words = self.stream.clone_htod(words).map_err(gpu_err("copy state"))?;
+                    Ok(DeviceStreams { generator: *generator, words, first: 0, streams: 1, pad: 0, lanes: 1 })
+                } else {
+                    // A collective raw state is the warp's words, then the lane to draw.
+                    let lanes = G::LANES as usize;
+                    let (warp, lane) = words.split_at(lanes);
+                    let words = self.stream.clone_htod(warp).map_err(gpu_err("copy state"))?;
+                    Ok(DeviceStreams {
+                        generator: *generator,
+                        words,
+                        first: 0,
+                        streams: 1,
+                        pad: lane[0] as u64,
+                        lanes: lanes as u64,
+                    })
+                }
+            }),
+            &StreamInit::Seeded { generator, seed, first, count } => {
+                let mut streams = self.alloc_streams(generator, first, count)?;
+                self.seed_streams(&mut streams, seed)?;
+                Ok(streams)
+            }
+        }
     }
 
-    /// Launch one fill block of `len` values into `out` from `states` (`streams` states of
-    /// generator `g`).
+    /// Launch one fill block of `len` values into `out` from `streams`, advancing them.
     pub fn launch_fill(
         &self,
-        g: GeneratorKind,
         kind: FillKind,
         out: &mut CudaSlice<u32>,
         len: u64,
-        states: &mut CudaSlice<u32>,
-        streams: u64,
+        streams: &mut DeviceStreams,
     ) -> Result<()> {
-        assert!(out.len() as u64 >= len && states.len() as u64 >= (self.kernels(g).state_words as u64) * streams);
+        let g = streams.generator;
+        let k = self.kernels(g);
+        assert!(out.len() as u64 >= len && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes);
         let f = self.fill_function(g, kind);
-        let grid = self.grid_for(f, streams)?;
+        let grid = self.grid_for_shared(f, streams.lanes, k.shared_per_thread)?;
         let mut b = self.stream.launch_builder(f);
-        b.arg(out).arg(&len).arg(states).arg(&streams);
-        // SAFETY: `out` holds at least `len` values and `states` `streams` states (asserted).
-        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("fill launch"))?;
+        b.arg(out).arg(&len).arg(&mut streams.words);
+        if k.lanes == 1 {
+            b.arg(&streams.streams);
+        } else {
+            b.arg(&streams.streams).arg(&streams.pad).arg(&streams.lanes);
+        }
+        // SAFETY: `out` holds at least `len` values and `words` the states (asserted); the
+        // argument list is the kernel's (a collective generator's fill takes the lane layout
+        // too); the shared memory is what the generator's kernels need.
+        unsafe { b.launch(self.config_shared(grid, k.shared_per_thread)) }.map_err(gpu_err("fill launch"))?;
         Ok(())
     }
 
@@ -352,7 +408,8 @@ impl GpuExecutor {
             Some(m) => self.asian_function(g, m),
             None => &self.asian_constant,
         };
-        let grid = self.grid_for(f, paths)?;
+        let shared = if mode.is_some() { self.kernels(g).shared_per_thread } else { 0 };
+        let grid = self.grid_for_shared(f, paths, shared)?;
         let warps = grid as usize * self.block as usize / 32;
         let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
         let arg = ByValue(*p);
@@ -367,7 +424,7 @@ impl GpuExecutor {
             }
             b.arg(&first).arg(&paths).arg(&mut out);
             // SAFETY: as in `asian`.
-            unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("asian basket launch"))?;
+            unsafe { b.launch(self.config_shared(grid, shared)) }.map_err(gpu_err("asian basket launch"))?;
             Ok(())
         })?;
         Ok(ms)
@@ -405,26 +462,42 @@ impl Executor for GpuExecutor {
         paths: Range<u64>,
         mode: Mode,
     ) -> Result<PairMoments> {
-        self.asian(self.asian_function(generator, mode), p, AsianTail::Seed(seed), paths)
+        let shared = self.kernels(generator).shared_per_thread;
+        self.asian(self.asian_function(generator, mode), p, AsianTail::Seed(seed), paths, shared)
     }
 
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
-        self.asian(&self.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths)
+        self.asian(&self.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths, 0)
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
         let states = self.init_states(init)?;
-        let generator = init.generator();
-        Ok(Box::new(GpuFiller { exec: self, generator, kind, streams: init.streams(), states, out: None }))
+        Ok(Box::new(GpuFiller { exec: self, kind, states, out: None }))
     }
+}
+
+/// A generator's streams on the device, as its kernels keep them: `streams` states, or for a
+/// collective generator one word per lane of `lanes` lanes aligned to whole warp states, the
+/// requested streams starting `pad` lanes in.
+pub struct DeviceStreams {
+    pub generator: GeneratorKind,
+    /// The state words.
+    pub words: CudaSlice<u32>,
+    /// The stream of the first state (for a collective generator, of the first lane, a multiple
+    /// of 32).
+    pub first: u64,
+    /// How many streams were asked for.
+    pub streams: u64,
+    /// Lanes before the first requested stream (collective generators; else 0).
+    pub pad: u64,
+    /// States (or lanes) held: `streams`, or a multiple of 32 covering `pad + streams`.
+    pub lanes: u64,
 }
 
 struct GpuFiller<'a> {
     exec: &'a GpuExecutor,
-    generator: GeneratorKind,
     kind: FillKind,
-    streams: u64,
-    states: CudaSlice<u32>,
+    states: DeviceStreams,
     out: Option<CudaSlice<u32>>,
 }
 
@@ -438,7 +511,7 @@ impl Filler for GpuFiller<'_> {
             self.out = Some(self.exec.stream.alloc_zeros::<u32>(len).map_err(gpu_err("alloc"))?);
         }
         let dev = self.out.as_mut().unwrap();
-        self.exec.launch_fill(self.generator, self.kind, dev, len as u64, &mut self.states, self.streams)?;
+        self.exec.launch_fill(self.kind, dev, len as u64, &mut self.states)?;
         self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
         self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
     }
