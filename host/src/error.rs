@@ -35,6 +35,10 @@ pub enum Error {
     #[error("the closed-form check failed, so the price above is not trustworthy: {0}")]
     CheckFailed(String),
 
+    /// A finished quality run in which at least one statistic failed (its report was printed).
+    #[error("the generator failed the battery: {0}")]
+    BatteryFailed(String),
+
     /// Reading or writing a file or stream failed; `what` names the file and the operation.
     #[error("{what}: {source}")]
     Io { what: String, source: std::io::Error },

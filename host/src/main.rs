@@ -27,6 +27,8 @@ enum Command {
     Generate(GenerateArgs),
     /// Measure generator and pricing throughput (GPU beside cuRAND and copy bandwidth; CPU).
     Bench(BenchArgs),
+    /// Run a statistical test battery on a generator's words.
+    Quality(QualityArgs),
     /// Show which backends and generators are available.
     Info,
     /// Run every GPU kernel once at a small size (for compute-sanitizer in the device bundle).
@@ -144,6 +146,35 @@ struct GenerateArgs {
     backend: BackendArgs,
 }
 
+/// Statistical test batteries on a generator's words: warpmc's own quick battery, TestU01's
+/// SmallCrush, Crush and BigCrush (through TestU01Drv) and dieharder. Exit status 0 when no test
+/// failed, 3 when one did, 2 for an error (a missing battery program names its install command).
+#[derive(Args)]
+struct QualityArgs {
+    /// The generator whose words are tested.
+    #[arg(long, value_enum, default_value_t = GeneratorKind::default())]
+    generator: GeneratorKind,
+    /// The battery: quick (seconds), smallcrush (seconds), crush (an hour or more), bigcrush
+    /// (many hours), dieharder (tens of minutes).
+    #[arg(long, value_enum, default_value_t = warpmc::quality::Battery::Quick)]
+    battery: warpmc::quality::Battery,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// 1: stream 0 of the seed. K > 1: streams 0..K one word of each in turn (word i is word
+    /// i / K of stream i % K), the order K GPU threads consume their streams in.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_negative_numbers = true)]
+    interleave: i128,
+    /// The quick battery's words per test (default 2^24; [2^20, 2^36]).
+    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
+    words: Option<i128>,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Also write an external battery's own output to this file as it runs (for runs of hours).
+    #[arg(long)]
+    log: Option<PathBuf>,
+}
+
 #[derive(Args)]
 struct BenchArgs {
     /// Small sizes: a smoke run, not figures to report.
@@ -215,6 +246,7 @@ fn main() -> ExitCode {
         Command::Price(a) => price(a),
         Command::Generate(a) => generate(a),
         Command::Bench(a) => bench_cmd(a),
+        Command::Quality(a) => quality(a),
         Command::Info => info(),
         Command::CheckKernels => check_kernels(),
     };
@@ -222,8 +254,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", render(&e));
-            // 3: the run finished and printed its report, but the report's own check failed.
-            ExitCode::from(if matches!(e, Error::CheckFailed(_)) { 3 } else { 2 })
+            // 3: the run finished and printed its report, but the report's own check failed
+            // (a price's closed-form check, or a quality battery).
+            ExitCode::from(if matches!(e, Error::CheckFailed(_) | Error::BatteryFailed(_)) { 3 } else { 2 })
         }
     }
 }
@@ -353,6 +386,34 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         Err(Error::Io { what, source }) => Err(Error::io(format!("{what} to {name}"), source)),
         other => other,
     }
+}
+
+fn quality(a: QualityArgs) -> warpmc::Result<()> {
+    use warpmc::quality::{INTERLEAVE_MAX, QualitySpec, WORDS_MAX, WORDS_MIN, run};
+    let spec = QualitySpec {
+        generator: a.generator,
+        seed: a.seed,
+        battery: a.battery,
+        interleave: count_in("interleave", a.interleave, 1, INTERLEAVE_MAX, "[1, 2^24]")?,
+        words: a.words.map(|w| count_in("words", w, WORDS_MIN, WORDS_MAX, "[2^20, 2^36]")).transpose()?,
+        log: a.log,
+    };
+    let report = run(&spec)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("serialisable report"));
+    } else {
+        print!("{report}");
+    }
+    if !report.passed() {
+        let fails = report.count(warpmc::quality::Verdict::Fail);
+        return Err(Error::BatteryFailed(format!(
+            "{fails} of {} statistics of {} on {} failed (p outside [1e-10, 1 - 1e-10])",
+            report.tests.len(),
+            report.battery,
+            report.generator
+        )));
+    }
+    Ok(())
 }
 
 fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {

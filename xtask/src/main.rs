@@ -5,12 +5,14 @@
 //! `<root>/target` (it sets `CARGO_TARGET_DIR` for the cargo commands it starts), so it knows
 //! where the binaries, the PTX and the tools are.
 //!
-//! - `setup`: installs what the GPU build and the PTX check need, and nothing when all is there:
+//! - `setup [--quality]`: installs what the GPU build and the PTX check need, and nothing when all is there:
 //!   the pinned nightly toolchain named by `[workspace.metadata.warpmc] ptx-toolchain` in the
 //!   workspace Cargo.toml (`rustup toolchain install nightly-YYYY-MM-DD --profile minimal
 //!   --component rust-src`), its `rust-src` component (for `-Zbuild-std=core`), and `ptxas` from the PyPI wheel `nvidia-cuda-nvcc==13.0.88`
 //!   in `target/tools/nvcc` (installing `python3-pip` with apt-get first if pip is missing and we
-//!   are root). One line per step.
+//!   are root). One line per step. With `--quality`, also the external batteries of `warpmc
+//!   quality`: TestU01Drv (`cargo install TestU01Drv --locked --root target/tools/testu01`, which
+//!   compiles TestU01 with cc) and dieharder (`apt-get install -y dieharder`, as root).
 //! - `test`: the whole test command, used by CI (`.ci/run`). setup; `cargo build --release -p
 //!   warpmc` (compiles the kernels to `target/ptx/warpmc_kernels.ptx`); `ptxas -arch=sm_90 -v` on
 //!   that PTX with a table of registers, stack and spills per kernel (a ptxas error fails the run,
@@ -59,7 +61,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Install the pinned nightly toolchain, its rust-src and ptxas when missing (idempotent).
-    Setup,
+    Setup {
+        /// Also the external quality batteries: TestU01Drv (crates.io, compiles TestU01) and
+        /// dieharder (Debian package, needs root).
+        #[arg(long)]
+        quality: bool,
+    },
     /// The project's whole test command (what CI runs).
     Test,
     /// Price the Asian basket option: `cargo run --release -p warpmc -- price ARGS...`.
@@ -105,7 +112,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match cli.command {
-        Command::Setup => setup::setup(true),
+        Command::Setup { quality } => {
+            setup::setup(true).and_then(|()| if quality { setup::install_quality_tools() } else { Ok(()) })
+        }
         Command::Test => test::test(),
         Command::RunPricing { args } => run_pricing(&args),
         Command::Bench { quick, .. } => bench::bench(quick, from.as_deref()),

@@ -134,6 +134,60 @@ fn ensure_pip() -> Result<()> {
     Ok(())
 }
 
+/// The crates.io crate that runs TestU01's batteries on words read from stdin.
+pub const TESTU01DRV_VERSION: &str = "0.1.1";
+/// Where it is installed (`cargo install --root`); warpmc's quality module looks there.
+pub const TESTU01_ROOT: &str = "target/tools/testu01";
+/// The binary inside it.
+pub const TESTU01DRV: &str = "target/tools/testu01/bin/TestU01Drv";
+/// dieharder, from the Debian package of that name.
+pub const DIEHARDER: &str = "/usr/bin/dieharder";
+
+/// The external batteries of `warpmc quality`: TestU01Drv (`cargo install TestU01Drv --locked
+/// --root target/tools/testu01`, which compiles TestU01's C code with cc: a minute or two) and
+/// dieharder (`apt-get install -y dieharder`, when we are root). Each is installed only when
+/// missing.
+pub fn install_quality_tools() -> Result<()> {
+    let root = workspace_root();
+    let drv = root.join(TESTU01DRV);
+    if drv.exists() {
+        eprintln!("setup: TestU01Drv: installed ({TESTU01DRV})");
+    } else {
+        eprintln!(
+            "setup: TestU01Drv {TESTU01DRV_VERSION} (TestU01's batteries): missing, installing it into {TESTU01_ROOT} \
+             (it compiles TestU01 with cc: a minute or two)"
+        );
+        let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        // Build in cargo's own temporary folder, not in the workspace's target.
+        install.env_remove("CARGO_TARGET_DIR");
+        install.args(["install", "TestU01Drv", "--version", TESTU01DRV_VERSION, "--locked", "--root"]);
+        install.arg(root.join(TESTU01_ROOT));
+        run(&mut install).context("installing TestU01Drv needs a C compiler (cc) and access to crates.io")?;
+        if !drv.exists() {
+            bail!("`cargo install TestU01Drv` succeeded, but {} is not there", drv.display());
+        }
+    }
+    if Path::new(DIEHARDER).exists() {
+        eprintln!("setup: dieharder: installed ({DIEHARDER})");
+        return Ok(());
+    }
+    if !is_root() {
+        bail!("dieharder is missing and we are not root: install it (Debian: `apt-get install dieharder`)");
+    }
+    eprintln!("setup: dieharder: missing, installing it with apt-get (apt-get update, apt-get install -y dieharder)");
+    run(Command::new("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get").args(["install", "-y", "dieharder"]).env("DEBIAN_FRONTEND", "noninteractive"))?;
+    if !Path::new(DIEHARDER).exists() {
+        bail!("apt-get installed dieharder, but {DIEHARDER} is not there");
+    }
+    Ok(())
+}
+
+/// Whether we run as root (`id -u` is 0).
+fn is_root() -> bool {
+    capture(Command::new("id").arg("-u")).is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
 #[cfg(test)]
 mod tests {
     use super::has_toolchain;

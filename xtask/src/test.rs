@@ -11,8 +11,10 @@ use crate::{ptx, setup};
 const GPU_TESTS: &str = "tests/tests/gpu.rs";
 
 pub fn test() -> Result<()> {
-    heading("1/6 setup: the pinned nightly, its rust-src, ptxas");
+    heading("1/6 setup: the pinned nightly, its rust-src, ptxas, the quality batteries");
     setup::setup(true)?;
+    // The tests run SmallCrush and a few dieharder tests on some generators.
+    setup::install_quality_tools()?;
 
     heading("2/6 release build with the GPU backend (compiles the kernels to PTX)");
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
