@@ -42,6 +42,25 @@ fn gpu_known_answers() {
     assert_eq!(words(&*gpu, FillKind::Words, &init, 3), [545508589, 1368065410, 1327943761]);
     let init = explicit(GeneratorKind::Philox4x32x10, &[0; 6]);
     assert_eq!(words(&*gpu, FillKind::Words, &init, 4), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
+    // The warp generator's published sample state, in both GPU forms: each lane drawn alone (the
+    // other 31 lanes of the hardware warp step with it without writing), then the published XOR
+    // and sum of the 32 lanes' first 1000 outputs.
+    for generator in [GeneratorKind::Warp, GeneratorKind::WarpShfl] {
+        let (mut x, mut sum) = (0u32, 0u32);
+        for lane in 0..32 {
+            let mut state = warpmc_kernels::rng::warp::SAMPLE_SEED.to_vec();
+            state.push(lane);
+            let w = words(&*gpu, FillKind::Words, &explicit(generator, &state), 1000);
+            if lane == 0 {
+                assert_eq!(w[..2], [0x0468a7d4, 0xc9b00219], "{generator}");
+            }
+            for v in w {
+                x ^= v;
+                sum = sum.wrapping_add(v);
+            }
+        }
+        assert_eq!((x, sum), (0x4f1474d6, 0x8797fd84), "{generator}");
+    }
 }
 
 #[test]
