@@ -1,14 +1,14 @@
 //! Filling memory with a generator's output: the layout shared by `warpmc generate` and the
 //! GPU fill kernels.
 //!
-//! Values come in groups of [`GROUP`] = 4 consecutive outputs of one stream (for normals, two
-//! Box-Muller pairs). With `S` streams the output is the streams' groups interleaved:
+//! Values come in groups of [`GROUP`] = 4 consecutive values of one stream (for normals, two
+//! Box-Muller pairs; for `f64` uniforms, 8 consecutive words). With `S` streams the output is the streams' groups interleaved:
 //! value `i` is value `4 (i / 4 / S) + i % 4` of stream `(i / 4) % S`. With `S = 1` it is simply
 //! the stream. On the GPU each thread owns one stream and a warp writes 32 adjacent 16-byte
 //! groups, so the stores are coalesced and vectorised.
 
 use crate::MathMode;
-use crate::convert::u32_to_unit_open_closed;
+use crate::convert::{u32_pair_to_unit_f64, u32_to_unit_open_closed};
 use crate::normal::box_muller;
 use crate::rng::Uniform32;
 
@@ -26,6 +26,9 @@ pub trait Group {
 pub struct Words;
 /// Uniform `f32` in `(0, 1]` ([`u32_to_unit_open_closed`]).
 pub struct Uniforms;
+/// Uniform `f64` in `(0, 1]` with 53 random bits from two consecutive words
+/// ([`u32_pair_to_unit_f64`]).
+pub struct UniformsF64;
 /// Standard normal `f32` by Box-Muller in mode `M`.
 pub struct Normals<M>(core::marker::PhantomData<M>);
 
@@ -42,6 +45,21 @@ impl Group for Uniforms {
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [f32; GROUP] {
         Words::next_group(rng).map(u32_to_unit_open_closed)
+    }
+}
+
+impl Group for UniformsF64 {
+    type Item = f64;
+    #[inline(always)]
+    fn next_group<G: Uniform32>(rng: &mut G) -> [f64; GROUP] {
+        let a = Words::next_group(rng);
+        let b = Words::next_group(rng);
+        [
+            u32_pair_to_unit_f64(a[0], a[1]),
+            u32_pair_to_unit_f64(a[2], a[3]),
+            u32_pair_to_unit_f64(b[0], b[1]),
+            u32_pair_to_unit_f64(b[2], b[3]),
+        ]
     }
 }
 

@@ -12,7 +12,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, path};
-use crate::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
+use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
 use crate::normal::BoxMuller;
 use crate::platform::nvptx::shfl_xor;
 use crate::rng::{Collective, Generator};
@@ -299,7 +299,7 @@ unsafe fn asian_collective<G: Collective, M: MathMode>(
 
 /// The entry points of one generator, generated for every line of
 /// [`crate::for_each_generator!`]: `init__<gen>`, `fill_u32__<gen>`, `fill_uniform__<gen>`,
-/// `fill_normal_exact__<gen>`, `fill_normal_fast__<gen>`, `asian_basket_exact__<gen>`,
+/// `fill_uniform_f64__<gen>`, `fill_normal_exact__<gen>`, `fill_normal_fast__<gen>`, `asian_basket_exact__<gen>`,
 /// `asian_basket_fast__<gen>`. Arguments, as the host passes them:
 /// - `init(states, seed, first_stream, streams)`: `states` holds `streams` states;
 /// - `fill_*(out, len, states, streams)`: one block of the interleaved fill layout, `out` holds
@@ -339,6 +339,12 @@ macro_rules! generator_kernels_of {
             pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
                 unsafe { fill::<Uniforms, G>(out, len, states, streams) }
+            }
+
+            #[unsafe(export_name = concat!("fill_uniform_f64__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_uniform_f64(out: *mut f64, len: u64, states: *mut G, streams: u64) {
+                // SAFETY: as above.
+                unsafe { fill::<UniformsF64, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]
@@ -413,6 +419,19 @@ macro_rules! generator_kernels_of {
             ) {
                 // SAFETY: as above.
                 unsafe { fill_collective::<Uniforms, G>(out, len, words, streams, pad, lanes) }
+            }
+
+            #[unsafe(export_name = concat!("fill_uniform_f64__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn fill_uniform_f64(
+                out: *mut f64,
+                len: u64,
+                words: *mut u32,
+                streams: u64,
+                pad: u64,
+                lanes: u64,
+            ) {
+                // SAFETY: as above.
+                unsafe { fill_collective::<UniformsF64, G>(out, len, words, streams, pad, lanes) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]

@@ -228,6 +228,7 @@ mod gpu {
             let name = match kind {
                 FillKind::Words => format!("{g}, u32 words"),
                 FillKind::Uniforms => format!("{g}, uniform f32"),
+                FillKind::UniformsF64 => format!("{g}, uniform f64 (53 bits)"),
                 FillKind::Normals(m) => format!("{g} + Box-Muller {}, f32 normals", m.name()),
             };
             log(&format!("GPU: {name}"));

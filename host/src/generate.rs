@@ -24,12 +24,23 @@ pub enum Distribution {
     Normal,
 }
 
+/// Floating-point precision of uniforms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Precision {
+    /// `f32`: one word per value.
+    #[default]
+    F32,
+    /// `f64` with 53 random bits: two consecutive words of a stream per value.
+    F64,
+}
+
 /// Output encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// One value per line: decimal words, floats in the shortest form that reads back exactly.
     Text,
-    /// Little-endian 4-byte values, no separators (for `dieharder -g 200` and the like).
+    /// Little-endian values (4 bytes, 8 for `f64`), no separators (for `dieharder -g 200`
+    /// and the like).
     Binary,
 }
 
@@ -42,6 +53,8 @@ pub const COUNT_MAX: u64 = 1 << 50;
 #[derive(Clone, Debug)]
 pub struct GenerateSpec {
     pub distribution: Distribution,
+    /// `f64` is available for uniforms.
+    pub precision: Precision,
     pub mode: Mode,
     pub count: u64,
     pub init: StreamInit,
@@ -70,6 +83,19 @@ impl GenerateSpec {
     }
 
     pub fn validate(&self) -> Result<()> {
+        if self.precision == Precision::F64 && self.distribution != Distribution::Uniform {
+            return Err(Error::invalid(
+                "precision",
+                "f64",
+                format!(
+                    "f32 for --distribution {}: f64 is available for uniform values only",
+                    match self.distribution {
+                        Distribution::U32 => "u32 (words have no precision)",
+                        _ => "normal",
+                    }
+                ),
+            ));
+        }
         if !(1..=COUNT_MAX).contains(&self.count) {
             return Err(Error::invalid("count", self.count, "[1, 2^50]"));
         }
@@ -84,11 +110,13 @@ impl GenerateSpec {
         Ok(())
     }
 
-    fn kind(&self) -> FillKind {
-        match self.distribution {
-            Distribution::U32 => FillKind::Words,
-            Distribution::Uniform => FillKind::Uniforms,
-            Distribution::Normal => FillKind::Normals(self.mode),
+    /// What the fill produces.
+    pub fn kind(&self) -> FillKind {
+        match (self.distribution, self.precision) {
+            (Distribution::U32, _) => FillKind::Words,
+            (Distribution::Uniform, Precision::F32) => FillKind::Uniforms,
+            (Distribution::Uniform, Precision::F64) => FillKind::UniformsF64,
+            (Distribution::Normal, _) => FillKind::Normals(self.mode),
         }
     }
 }
@@ -99,7 +127,8 @@ fn block_len(streams: u64) -> u64 {
     (1u64 << 22).div_ceil(row) * row
 }
 
-/// Produce `count` values of `kind` from `init` on `exec`, one block at a time.
+/// Produce `count` values of `kind` from `init` on `exec`, one block at a time (`f` gets each
+/// block's words, `kind.words_per_value()` per value).
 fn for_each_block(
     exec: &dyn Executor,
     kind: FillKind,
@@ -109,13 +138,14 @@ fn for_each_block(
 ) -> Result<()> {
     let mut filler = exec.filler(kind, init)?;
     let block = block_len(init.streams());
-    let mut buf = vec![0u32; block.min(count) as usize];
+    let wpv = kind.words_per_value();
+    let mut buf = vec![0u32; block.min(count) as usize * wpv];
     let mut left = count;
     while left > 0 {
-        let n = block.min(left) as usize;
+        let n = block.min(left) as usize * wpv;
         filler.fill(&mut buf[..n])?;
         f(&buf[..n])?;
-        left -= n as u64;
+        left -= (n / wpv) as u64;
     }
     Ok(())
 }
@@ -136,13 +166,14 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
             Format::Text => {
                 use std::fmt::Write as _;
                 text.clear();
-                for &w in words {
-                    match spec.distribution {
-                        Distribution::U32 => writeln!(text, "{w}"),
-                        _ => writeln!(text, "{}", f32::from_bits(w)),
-                    }
-                    .expect("writing to a String");
+                match spec.kind() {
+                    FillKind::Words => words.iter().try_for_each(|w| writeln!(text, "{w}")),
+                    FillKind::UniformsF64 => words.chunks_exact(2).try_for_each(|p| {
+                        writeln!(text, "{}", f64::from_bits(u64::from(p[0]) | (u64::from(p[1]) << 32)))
+                    }),
+                    _ => words.iter().try_for_each(|&w| writeln!(text, "{}", f32::from_bits(w))),
                 }
+                .expect("writing to a String");
                 out.write_all(text.as_bytes()).map_err(|e| Error::io(WRITING, e))?;
             }
         }
@@ -152,10 +183,10 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
     Ok(())
 }
 
-/// The first `count` values (as 32-bit words) of `kind` from `init`, in memory: for tests and
-/// embedding.
+/// The first `count` values of `kind` from `init`, in memory, as 32-bit words
+/// (`kind.words_per_value()` per value): for tests and embedding.
 pub fn generate_words(exec: &dyn Executor, kind: FillKind, init: &StreamInit, count: usize) -> Result<Vec<u32>> {
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(count * kind.words_per_value());
     for_each_block(exec, kind, init, count as u64, |words| {
         out.extend_from_slice(words);
         Ok(())

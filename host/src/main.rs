@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
-use warpmc::generate::{Distribution, Format, GenerateSpec};
+use warpmc::generate::{Distribution, Format, GenerateSpec, Precision};
 use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
 use warpmc::{Error, bench};
@@ -119,6 +119,9 @@ struct GenerateArgs {
     generator: GeneratorKind,
     #[arg(long, value_enum, default_value_t = Distribution::U32)]
     distribution: Distribution,
+    /// Precision of uniforms: f32 (one word each) or f64 (53 random bits from two words).
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    precision: Precision,
     /// Number of values, in [1, 2^50].
     #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
     count: i128,
@@ -369,7 +372,14 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         Some(RawState(words)) => GenerateSpec::explicit(a.generator, words)?,
         None => GenerateSpec::seeded(a.generator, a.seed, a.stream, streams),
     };
-    let spec = GenerateSpec { distribution: a.distribution, mode: a.mode, count, init, format: a.format };
+    let spec = GenerateSpec {
+        distribution: a.distribution,
+        precision: a.precision,
+        mode: a.mode,
+        count,
+        init,
+        format: a.format,
+    };
     spec.validate()?;
     let exec = backend::open(&a.backend.options())?;
     let (mut out, name): (Box<dyn Write>, String) = match &a.output {

@@ -77,6 +77,31 @@ fn generate_binary_matches_text_and_streams_interleave() {
 }
 
 #[test]
+fn generate_f64_uniforms_in_text_and_binary() {
+    let args = ["generate", "--backend", "cpu", "--distribution", "uniform", "--precision", "f64", "--count", "7"];
+    let text = warpmc(&args);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let bin = warpmc(&[&args[..], &["--format", "binary"]].concat());
+    assert_eq!(bin.stdout.len(), 7 * 8, "eight bytes per value");
+    let from_text: Vec<f64> = stdout(&text).lines().map(|l| l.parse().unwrap()).collect();
+    let from_bin: Vec<f64> = bin.stdout.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(from_text, from_bin);
+    // Each is cuRAND's double of two consecutive words of the stream.
+    let words: Vec<u32> = stdout(&warpmc(&["generate", "--backend", "cpu", "--count", "14"]))
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let pairs: Vec<f64> =
+        words.chunks_exact(2).map(|p| warpmc::kernels::convert::u32_pair_to_unit_f64(p[0], p[1])).collect();
+    assert_eq!(from_text, pairs);
+    for distribution in ["u32", "normal"] {
+        let o = warpmc(&["generate", "--count", "1", "--distribution", distribution, "--precision", "f64"]);
+        assert_eq!(o.status.code(), Some(2), "{distribution}");
+        assert!(stderr(&o).contains("--precision"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn generate_normals_are_the_same_on_every_backend() {
     if !gpu_present() {
         eprintln!("SKIPPED generate_normals_are_the_same_on_every_backend: no GPU");

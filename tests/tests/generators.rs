@@ -84,3 +84,36 @@ fn output_does_not_depend_on_the_block_size() {
         assert_eq!(parts, whole, "{g}");
     }
 }
+
+/// `f64` uniforms carry 53 random bits from two consecutive words of the stream: they are the
+/// words' conversion, in (0, 1], with every one of the 52 fraction bits used (a double made from
+/// one word, `z * 2^-32`, leaves the low 20 always zero), and uniform in mean and variance.
+#[test]
+fn f64_uniforms_use_53_bits() {
+    let n = 1 << 16;
+    for g in [GeneratorKind::Philox4x32x10, GeneratorKind::Mrg32k3a, GeneratorKind::WarpShfl] {
+        let init = seeded(g, 8);
+        let words = generate_words(&*cpu(2), FillKind::Words, &init, 2 * n).unwrap();
+        let doubles = generate_words(&*cpu(2), FillKind::UniformsF64, &init, n).unwrap();
+        assert_eq!(doubles.len(), 2 * n);
+        let x: Vec<f64> =
+            doubles.chunks_exact(2).map(|p| f64::from_bits(u64::from(p[0]) | (u64::from(p[1]) << 32))).collect();
+        // Value i of the interleaved layout is made of words 2i and 2i + 1 of its stream, which
+        // the word fill puts at the positions of values 2i and 2i + 1 of a fill twice as long.
+        for (i, &v) in x.iter().enumerate().take(1000) {
+            let (row, col) = (i / (4 * 8), i % (4 * 8));
+            let (s, j) = (col / 4, col % 4);
+            let w = |k: usize| words[(k / 4) * 32 + s * 4 + k % 4];
+            let k = 2 * (row * 4 + j);
+            assert_eq!(v, warpmc_kernels::convert::u32_pair_to_unit_f64(w(k), w(k + 1)), "{g}, value {i}");
+        }
+        assert!(x.iter().all(|&v| v > 0.0 && v <= 1.0), "{g}");
+        let low_bits = x.iter().fold(0u64, |acc, v| acc | (v.to_bits() & ((1 << 20) - 1)));
+        assert_eq!(low_bits, (1 << 20) - 1, "{g}: some of the low 20 fraction bits are never set");
+        let mean = x.iter().sum::<f64>() / n as f64;
+        let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let (z_mean, z_var) =
+            ((mean - 0.5) / (1.0 / 12.0 / n as f64).sqrt(), (var - 1.0 / 12.0) / (1.0 / 180.0 / n as f64).sqrt());
+        assert!(z_mean.abs() < 5.0 && z_var.abs() < 5.0, "{g}: mean {mean}, variance {var}");
+    }
+}

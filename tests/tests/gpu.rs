@@ -70,7 +70,7 @@ fn gpu_streams_match_cpu_bit_for_bit() {
     for &generator in GeneratorKind::ALL {
         for (streams, n) in [(1u64, 10_007usize), (3, 100_003), (4096, 1 << 22), (100_000, 1 << 22)] {
             let init = StreamInit::Seeded { generator, seed: 0xDEAD_BEEF, first: 17, count: streams };
-            for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact)] {
+            for kind in [FillKind::Words, FillKind::Uniforms, FillKind::UniformsF64, FillKind::Normals(Mode::Exact)] {
                 let g = words(&*gpu, kind, &init, n);
                 let c = words(&*host, kind, &init, n);
                 let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);

@@ -9,7 +9,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
-use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, Words, fill_stream};
+use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
 use warpmc_kernels::rng::Generator;
 use warpmc_kernels::{Exact, Fast};
 
@@ -125,30 +125,30 @@ struct CpuFiller<'a, G> {
 /// A stream's groups with their first output index and valid length.
 type StreamGroups<T> = Vec<(usize, [T; GROUP], usize)>;
 
-/// One block on the CPU: each stream's groups are produced in parallel, then interleaved.
+/// One block on the CPU: each stream's groups are produced in parallel, then interleaved;
+/// `put(i, value)` stores value `i` of the block (`values` of them).
 fn fill_block<K: Group, G: Generator>(
     pool: &rayon::ThreadPool,
     states: &mut [G],
-    out: &mut [u32],
-    to_word: fn(K::Item) -> u32,
+    values: usize,
+    mut put: impl FnMut(usize, K::Item),
 ) {
     let streams = states.len();
-    let len = out.len();
-    let rows = len.div_ceil(GROUP * streams);
+    let rows = values.div_ceil(GROUP * streams);
     let per_stream: Vec<StreamGroups<K::Item>> = pool.install(|| {
         states
             .par_iter_mut()
             .enumerate()
             .map(|(s, rng)| {
                 let mut groups = Vec::with_capacity(rows);
-                fill_stream::<K, _, _>(rng, s, streams, len, |base, g, valid| groups.push((base, g, valid)));
+                fill_stream::<K, _, _>(rng, s, streams, values, |base, g, valid| groups.push((base, g, valid)));
                 groups
             })
             .collect()
     });
     for (base, g, valid) in per_stream.into_iter().flatten() {
-        for j in 0..valid {
-            out[base + j] = to_word(g[j]);
+        for (j, &v) in g.iter().enumerate().take(valid) {
+            put(base + j, v);
         }
     }
 }
@@ -157,11 +157,20 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
         let pool = &self.exec.pool;
         let states = &mut self.states;
+        let n = out.len() / self.kind.words_per_value();
         match self.kind {
-            FillKind::Words => fill_block::<Words, G>(pool, states, out, |w| w),
-            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, out, f32::to_bits),
-            FillKind::Normals(Mode::Exact) => fill_block::<Normals<Exact>, G>(pool, states, out, f32::to_bits),
-            FillKind::Normals(Mode::Fast) => fill_block::<Normals<Fast>, G>(pool, states, out, f32::to_bits),
+            FillKind::Words => fill_block::<Words, G>(pool, states, n, |i, w| out[i] = w),
+            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, n, |i, x| out[i] = x.to_bits()),
+            FillKind::UniformsF64 => fill_block::<UniformsF64, G>(pool, states, n, |i, x| {
+                let b = x.to_bits();
+                (out[2 * i], out[2 * i + 1]) = (b as u32, (b >> 32) as u32);
+            }),
+            FillKind::Normals(Mode::Exact) => {
+                fill_block::<Normals<Exact>, G>(pool, states, n, |i, x| out[i] = x.to_bits())
+            }
+            FillKind::Normals(Mode::Fast) => {
+                fill_block::<Normals<Fast>, G>(pool, states, n, |i, x| out[i] = x.to_bits())
+            }
         }
         Ok(())
     }

@@ -43,6 +43,7 @@ struct GeneratorKernels {
     init: CudaFunction,
     fill_u32: CudaFunction,
     fill_uniform: CudaFunction,
+    fill_uniform_f64: CudaFunction,
     fill_normal_exact: CudaFunction,
     fill_normal_fast: CudaFunction,
     /// Words per state (`size_of` the generator's state / 4); 1 (a lane's word) for a
@@ -66,6 +67,7 @@ impl GeneratorKernels {
             init: f("init")?,
             fill_u32: f("fill_u32")?,
             fill_uniform: f("fill_uniform")?,
+            fill_uniform_f64: f("fill_uniform_f64")?,
             fill_normal_exact: f("fill_normal_exact")?,
             fill_normal_fast: f("fill_normal_fast")?,
             state_words: with_generator!(g, G => if G::LANES == 1 { size_of::<G>() / 4 } else { 1 }),
@@ -74,13 +76,14 @@ impl GeneratorKernels {
         })
     }
 
-    fn all(&self) -> [&CudaFunction; 7] {
+    fn all(&self) -> [&CudaFunction; 8] {
         [
             &self.asian_exact,
             &self.asian_fast,
             &self.init,
             &self.fill_u32,
             &self.fill_uniform,
+            &self.fill_uniform_f64,
             &self.fill_normal_exact,
             &self.fill_normal_fast,
         ]
@@ -293,6 +296,7 @@ impl GpuExecutor {
         match kind {
             FillKind::Words => &k.fill_u32,
             FillKind::Uniforms => &k.fill_uniform,
+            FillKind::UniformsF64 => &k.fill_uniform_f64,
             FillKind::Normals(Mode::Exact) => &k.fill_normal_exact,
             FillKind::Normals(Mode::Fast) => &k.fill_normal_fast,
         }
@@ -358,7 +362,8 @@ impl GpuExecutor {
         }
     }
 
-    /// Launch one fill block of `len` values into `out` from `streams`, advancing them.
+    /// Launch one fill block of `len` values into `out` (`len * kind.words_per_value()` words)
+    /// from `streams`, advancing them.
     pub fn launch_fill(
         &self,
         kind: FillKind,
@@ -368,7 +373,10 @@ impl GpuExecutor {
     ) -> Result<()> {
         let g = streams.generator;
         let k = self.kernels(g);
-        assert!(out.len() as u64 >= len && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes);
+        assert!(
+            out.len() as u64 >= len * kind.words_per_value() as u64
+                && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes
+        );
         let f = self.fill_function(g, kind);
         let grid = self.grid_for_shared(f, streams.lanes, k.shared_per_thread)?;
         let mut b = self.stream.launch_builder(f);
@@ -511,7 +519,8 @@ impl Filler for GpuFiller<'_> {
             self.out = Some(self.exec.stream.alloc_zeros::<u32>(len).map_err(gpu_err("alloc"))?);
         }
         let dev = self.out.as_mut().unwrap();
-        self.exec.launch_fill(self.kind, dev, len as u64, &mut self.states)?;
+        let values = (len / self.kind.words_per_value()) as u64;
+        self.exec.launch_fill(self.kind, dev, values, &mut self.states)?;
         self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
         self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
     }

@@ -45,9 +45,24 @@ pub struct BackendOptions {
 /// What the generator fill produces (see [`warpmc_kernels::fill`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FillKind {
+    /// Raw 32-bit words.
     Words,
+    /// Uniform `f32` in (0, 1].
     Uniforms,
+    /// Uniform `f64` in (0, 1] with 53 random bits, from two words each.
+    UniformsF64,
+    /// Standard normal `f32` by Box-Muller.
     Normals(Mode),
+}
+
+impl FillKind {
+    /// 32-bit words per value in a filled buffer (the value's bits, little-endian words).
+    pub const fn words_per_value(self) -> usize {
+        match self {
+            FillKind::UniformsF64 => 2,
+            FillKind::Words | FillKind::Uniforms | FillKind::Normals(_) => 1,
+        }
+    }
 }
 
 /// Where the streams of a fill start.
@@ -96,7 +111,8 @@ pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
 /// Produces consecutive blocks of the interleaved fill layout, keeping stream states between
 /// blocks. Every block but the last must hold a multiple of `4 * streams` values.
 pub trait Filler {
-    /// Fill `out` (32-bit words: `u32`, or the bits of `f32`).
+    /// Fill `out` with `out.len() / kind.words_per_value()` values, as 32-bit words: a `u32`,
+    /// the bits of an `f32`, or an `f64`'s bits as two words, low word first.
     fn fill(&mut self, out: &mut [u32]) -> Result<()>;
 }
 
