@@ -12,6 +12,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, path};
+use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
 use crate::normal::BoxMuller;
 use crate::platform::nvptx::shfl_xor;
@@ -488,3 +489,75 @@ macro_rules! generator_kernels_of {
 }
 
 crate::for_each_generator!(generator_kernels);
+
+/// cuRAND's host-API layout (see [`crate::curand`]): thread `t` takes lane `t mod T`, chunk
+/// `t / T` of its rounds (`rounds_per_chunk` rounds each, `chunks` per lane), and writes value
+/// `m` of `call` to `out[m - first]`. Consecutive threads take consecutive lanes, whose values are
+/// `W` apart, so the stores of a round are coalesced.
+///
+/// # Safety
+/// `out` holds `end - first` values; `starts` holds `T` words (lane `l`'s first group of the call
+/// starts at word `starts[l]` of its subsequence).
+#[inline(always)]
+unsafe fn curand_host<G: CurandGenerator, V: CurandValue>(
+    out: *mut V,
+    call: CurandCall,
+    starts: *const u64,
+    rounds_per_chunk: u64,
+    chunks: u64,
+) {
+    let (gtid, threads) = grid_position();
+    // `max(1)`: never 0 by the host's contract, and no division-by-zero panic path.
+    let lanes = call.lanes.max(1);
+    let mut t = gtid;
+    while t < lanes * chunks {
+        let (lane, chunk) = (t % lanes, t / lanes);
+        if let Some((r0, r1)) = call.rounds(lane) {
+            let from = r0 + chunk * rounds_per_chunk;
+            if from <= r1 {
+                let to = (from + rounds_per_chunk - 1).min(r1);
+                // SAFETY: `lane < T`, in bounds of `starts`.
+                let start0 = unsafe { starts.add(lane as usize).read() };
+                // SAFETY: `lane_chunk` writes indices `m - first` for `m` in `first..end`.
+                lane_chunk::<G, V>(&call, lane, r0, start0, from, to, |i, v| unsafe { out.add(i as usize).write(v) });
+            }
+        }
+        t += threads;
+    }
+}
+
+/// `curand_host_{u32,f32,f64}__<gen>(out, call, starts, rounds_per_chunk, chunks)` for the
+/// generators cuRAND's host API has.
+macro_rules! curand_host_kernels {
+    ($(($G:ident, $id:ident)),* $(,)?) => { $(
+        pub mod $id {
+            use super::*;
+            type G = crate::rng::$G;
+
+            #[unsafe(export_name = concat!("curand_host_u32__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn u32s(out: *mut u32, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+                // SAFETY: the host sizes the buffers as documented at `curand_host`.
+                unsafe { curand_host::<G, u32>(out, call, starts, r, c) }
+            }
+
+            #[unsafe(export_name = concat!("curand_host_f32__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn f32s(out: *mut f32, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+                // SAFETY: as above.
+                unsafe { curand_host::<G, f32>(out, call, starts, r, c) }
+            }
+
+            #[unsafe(export_name = concat!("curand_host_f64__", stringify!($id)))]
+            pub unsafe extern "ptx-kernel" fn f64s(out: *mut f64, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+                // SAFETY: as above.
+                unsafe { curand_host::<G, f64>(out, call, starts, r, c) }
+            }
+        }
+    )* };
+}
+
+/// The cuRAND host-API kernels, in their own module so their names do not collide with the
+/// generators' modules.
+pub mod curand_host_layout {
+    use super::*;
+    curand_host_kernels!((Xorwow, xorwow), (Mrg32k3aCurand, mrg32k3a_curand), (Philox4x32x10, philox4x32_10));
+}

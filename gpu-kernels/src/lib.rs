@@ -29,6 +29,7 @@
 pub mod accum;
 pub mod asian;
 pub mod convert;
+pub mod curand;
 pub mod fill;
 pub mod math;
 pub mod mode;

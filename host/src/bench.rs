@@ -234,7 +234,7 @@ mod gpu {
             log(&format!("GPU: {name}"));
             let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
             let mut states = exec.init_states(&init)?;
-            let ms = timed(exec, s.reps, || exec.launch_fill(kind, &mut out, n as u64, &mut states))?;
+            let ms = timed(exec, s.reps, || exec.launch_fill(kind, &mut out.slice_mut(..), n as u64, &mut states))?;
             let rate = n as f64 / (ms * 1e-3);
             fills.push(Rate {
                 name,

@@ -9,6 +9,8 @@ use std::io::Write;
 use warpmc_kernels::fill::GROUP;
 
 use crate::backend::{Executor, FillKind, StreamInit};
+use crate::bulk::{BulkGenerator, BulkValue, Ordering};
+use crate::curand_host::CurandOrdering;
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
@@ -22,6 +24,14 @@ pub enum Distribution {
     Uniform,
     /// Standard normal `f32` by Box-Muller (`--mode` picks exact or fast math).
     Normal,
+}
+
+/// cuRAND's host-API layout for `generate` (`--ordering curand-legacy|curand-default`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CurandLayout {
+    pub ordering: CurandOrdering,
+    /// `curandSetGeneratorOffset`.
+    pub offset: u64,
 }
 
 /// Floating-point precision of uniforms.
@@ -53,6 +63,9 @@ pub const COUNT_MAX: u64 = 1 << 50;
 #[derive(Clone, Debug)]
 pub struct GenerateSpec {
     pub distribution: Distribution,
+    /// `None`: warpmc's layout of `init`'s streams. `Some`: cuRAND's host-API layout of a
+    /// cuRAND generator (`init` must then be seeded streams starting at stream 0).
+    pub curand: Option<CurandLayout>,
     /// `f64` is available for uniforms.
     pub precision: Precision,
     pub mode: Mode,
@@ -96,6 +109,31 @@ impl GenerateSpec {
                 ),
             ));
         }
+        if let Some(c) = &self.curand {
+            let generator = self.init.generator();
+            if crate::bulk::curand_rng(generator).is_none() {
+                return Err(Error::invalid(
+                    "ordering",
+                    format!("{:?} for {generator}", c.ordering),
+                    "streams, or a cuRAND ordering with xorwow, mrg32k3a-curand or philox4x32-10 (the generators \
+                     cuRAND has)",
+                ));
+            }
+            if self.distribution == Distribution::Normal {
+                return Err(Error::invalid(
+                    "ordering",
+                    "a cuRAND ordering with --distribution normal",
+                    "streams for normals (cuRAND's normal generation is not reproduced)",
+                ));
+            }
+            if !matches!(self.init, StreamInit::Seeded { first: 0, count: 1, .. }) {
+                return Err(Error::invalid(
+                    "ordering",
+                    "a cuRAND ordering with --stream, --streams or --state",
+                    "streams for those (cuRAND's layout fixes its own subsequences)",
+                ));
+            }
+        }
         if !(1..=COUNT_MAX).contains(&self.count) {
             return Err(Error::invalid("count", self.count, "[1, 2^50]"));
         }
@@ -125,6 +163,52 @@ impl GenerateSpec {
 fn block_len(streams: u64) -> u64 {
     let row = GROUP as u64 * streams;
     (1u64 << 22).div_ceil(row) * row
+}
+
+/// Produce the spec's values on `exec`, one block at a time (`f` gets each block's words,
+/// `kind.words_per_value()` per value).
+fn for_each_spec_block(exec: &dyn Executor, spec: &GenerateSpec, f: impl FnMut(&[u32]) -> Result<()>) -> Result<()> {
+    match spec.curand {
+        None => for_each_block(exec, spec.kind(), &spec.init, spec.count, f),
+        Some(c) => {
+            let mut g = BulkGenerator::new(exec, spec.init.generator());
+            if let StreamInit::Seeded { seed, .. } = spec.init {
+                g.set_seed(seed);
+            }
+            g.set_offset(c.offset);
+            g.set_ordering(match c.ordering {
+                CurandOrdering::Legacy => Ordering::CurandLegacy,
+                CurandOrdering::Default => Ordering::CurandDefault,
+            })?;
+            match spec.kind() {
+                FillKind::Words => bulk_blocks::<u32>(&mut g, spec.count, f),
+                FillKind::Uniforms => bulk_blocks::<f32>(&mut g, spec.count, f),
+                FillKind::UniformsF64 => bulk_blocks::<f64>(&mut g, spec.count, f),
+                FillKind::Normals(_) => unreachable!("validate refuses normals with a cuRAND ordering"),
+            }
+        }
+    }
+}
+
+/// `count` values of `V` from a bulk generator, in blocks of about 4 Mi values.
+fn bulk_blocks<V: BulkValue>(
+    g: &mut BulkGenerator<'_>,
+    count: u64,
+    mut f: impl FnMut(&[u32]) -> Result<()>,
+) -> Result<()> {
+    let block = (1u64 << 22).min(count) as usize;
+    let mut values = vec![V::default(); block];
+    let mut words = Vec::with_capacity(block * V::KIND.words_per_value());
+    let mut left = count;
+    while left > 0 {
+        let n = (block as u64).min(left) as usize;
+        g.generate(&mut values[..n])?;
+        words.clear();
+        values[..n].iter().for_each(|v| v.push_words(&mut words));
+        f(&words)?;
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// Produce `count` values of `kind` from `init` on `exec`, one block at a time (`f` gets each
@@ -157,7 +241,7 @@ const WRITING: &str = "cannot write the generated values";
 pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -> Result<()> {
     spec.validate()?;
     let mut text = String::new();
-    for_each_block(exec, spec.kind(), &spec.init, spec.count, |words| {
+    for_each_spec_block(exec, spec, |words| {
         match spec.format {
             Format::Binary => {
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -28,6 +28,8 @@ pub mod generators;
 
 pub mod backend;
 pub mod bench;
+pub mod bulk;
+pub mod curand_host;
 pub mod error;
 pub mod generate;
 pub mod pricing;

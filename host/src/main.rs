@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
-use warpmc::generate::{Distribution, Format, GenerateSpec, Precision};
+use warpmc::curand_host::CurandOrdering;
+use warpmc::generate::{CurandLayout, Distribution, Format, GenerateSpec, Precision};
 use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
 use warpmc::{Error, bench};
@@ -122,6 +123,14 @@ struct GenerateArgs {
     /// Precision of uniforms: f32 (one word each) or f64 (53 random bits from two words).
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     precision: Precision,
+    /// The layout: warpmc's streams (--stream, --streams), or cuRAND's host-API layout
+    /// (curandGenerate*, CURAND_ORDERING_PSEUDO_LEGACY or _DEFAULT) for xorwow, mrg32k3a-curand and
+    /// philox4x32-10: cuRAND's values, bit for bit.
+    #[arg(long, value_enum, default_value_t = OrderingArg::Streams)]
+    ordering: OrderingArg,
+    /// cuRAND's generator offset (curandSetGeneratorOffset), with a cuRAND ordering.
+    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
+    offset: Option<i128>,
     /// Number of values, in [1, 2^50].
     #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
     count: i128,
@@ -176,6 +185,13 @@ struct QualityArgs {
     /// Also write an external battery's own output to this file as it runs (for runs of hours).
     #[arg(long)]
     log: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OrderingArg {
+    Streams,
+    CurandLegacy,
+    CurandDefault,
 }
 
 #[derive(Args)]
@@ -372,7 +388,26 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         Some(RawState(words)) => GenerateSpec::explicit(a.generator, words)?,
         None => GenerateSpec::seeded(a.generator, a.seed, a.stream, streams),
     };
+    let offset = a.offset.map(|o| count_in("offset", o, 0, u64::MAX, "[0, 2^64 - 1]")).transpose()?;
+    let curand = match (a.ordering, offset) {
+        (OrderingArg::Streams, None) => None,
+        (OrderingArg::Streams, Some(o)) => {
+            return Err(Error::InvalidParameter {
+                field: "offset",
+                value: o.to_string(),
+                allowed: "an offset with --ordering curand-legacy or curand-default (with streams, use --stream)"
+                    .into(),
+            });
+        }
+        (OrderingArg::CurandLegacy, o) => {
+            Some(CurandLayout { ordering: CurandOrdering::Legacy, offset: o.unwrap_or(0) })
+        }
+        (OrderingArg::CurandDefault, o) => {
+            Some(CurandLayout { ordering: CurandOrdering::Default, offset: o.unwrap_or(0) })
+        }
+    };
     let spec = GenerateSpec {
+        curand,
         distribution: a.distribution,
         precision: a.precision,
         mode: a.mode,
@@ -443,25 +478,43 @@ fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
     Ok(())
 }
 
-/// Every kernel of the module once, small: each generator's stream set-up, four fills and two
-/// Asian basket modes, and the constant-RNG baseline. Prints one line per generator.
+/// Every kernel of the module once, small: each generator's stream set-up, five fills and two
+/// Asian basket modes, the constant-RNG baseline, and cuRAND's host-API layout for the three
+/// generators cuRAND has. Prints one line per generator.
 fn check_kernels() -> warpmc::Result<()> {
     use warpmc::backend::{FillKind, StreamInit};
     let gpu = backend::open(&BackendOptions { kind: BackendKind::Gpu, ..Default::default() })?;
     for &generator in GeneratorKind::ALL {
         let init = StreamInit::Seeded { generator, seed: 3, first: 5, count: 77 };
-        for kind in [FillKind::Words, FillKind::Uniforms, FillKind::Normals(Mode::Exact), FillKind::Normals(Mode::Fast)]
-        {
+        for kind in [
+            FillKind::Words,
+            FillKind::Uniforms,
+            FillKind::UniformsF64,
+            FillKind::Normals(Mode::Exact),
+            FillKind::Normals(Mode::Fast),
+        ] {
             warpmc::generate::generate_words(gpu.as_ref(), kind, &init, 1003)?;
         }
         let p = AsianBasket::default().kernel_job(8).steps;
         for mode in [Mode::Exact, Mode::Fast] {
             gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
         }
-        println!("{generator}: init, 4 fills, 2 Asian basket modes");
+        println!("{generator}: init, 5 fills, 2 Asian basket modes");
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");
+    // cuRAND's host-API layout, each value type into device memory, after an offset.
+    let device = gpu.as_gpu().expect("a GPU executor");
+    for generator in [GeneratorKind::Xorwow, GeneratorKind::Mrg32k3aCurand, GeneratorKind::Philox4x32x10] {
+        let mut b = warpmc::bulk::BulkGenerator::new(gpu.as_ref(), generator);
+        b.set_offset(77);
+        b.set_ordering(warpmc::bulk::Ordering::CurandLegacy)?;
+        let err = |e| Error::Gpu(format!("check-kernels: {e:?}"));
+        b.generate_device(&mut device.stream().alloc_zeros::<u32>(5003).map_err(err)?)?;
+        b.generate_device(&mut device.stream().alloc_zeros::<f32>(5003).map_err(err)?)?;
+        b.generate_device(&mut device.stream().alloc_zeros::<f64>(5003).map_err(err)?)?;
+        println!("{generator}: cuRAND host layout, u32, f32, f64");
+    }
     Ok(())
 }
 

@@ -342,3 +342,59 @@ fn every_generator_generates_and_checks_its_state_word_count() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["generator"], "mrg32k3a");
 }
+
+/// cuRAND's host-API layout through the CLI: cuRAND's own published and recorded outputs, and the
+/// combinations that have no meaning refused with the flag named.
+#[test]
+fn generate_reproduces_curand_host_api_outputs() {
+    // An NVIDIA forum thread (2016) quotes curandGenerate's first XORWOW words for seed 0.
+    let o = warpmc(&[
+        "generate",
+        "--backend",
+        "cpu",
+        "--generator",
+        "xorwow",
+        "--ordering",
+        "curand-legacy",
+        "--seed",
+        "0",
+        "--count",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "3179217846\n3955638199\n167591721\n4161663997\n");
+    // cuRAND 10.4.0 on an H100: Philox, seed 1234, offset 77, curandGenerateUniformDouble's first value.
+    let o = warpmc(&[
+        "generate",
+        "--backend",
+        "cpu",
+        "--generator",
+        "philox4x32-10",
+        "--ordering",
+        "curand-legacy",
+        "--seed",
+        "1234",
+        "--offset",
+        "77",
+        "--count",
+        "1",
+        "--distribution",
+        "uniform",
+        "--precision",
+        "f64",
+        "--format",
+        "binary",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(u64::from_le_bytes(o.stdout[..8].try_into().unwrap()), 4600547726707553531);
+    for (args, flag) in [
+        (&["--generator", "kiss", "--ordering", "curand-legacy"][..], "--ordering"),
+        (&["--generator", "xorwow", "--offset", "3"][..], "--offset"),
+        (&["--generator", "xorwow", "--ordering", "curand-legacy", "--streams", "2"][..], "--ordering"),
+        (&["--generator", "xorwow", "--ordering", "curand-default", "--distribution", "normal"][..], "--ordering"),
+    ] {
+        let o = warpmc(&[&["generate", "--backend", "cpu", "--count", "1"][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -239,3 +239,86 @@ fn gpu_rejects_bad_launch_shapes() {
         assert!(err.to_string().contains("gpu_block"), "{err}");
     }
 }
+
+/// A bulk generator of `generator` on `exec` with these settings.
+fn bulk<'e>(
+    exec: &'e dyn warpmc::backend::Executor,
+    generator: GeneratorKind,
+    seed: u64,
+    offset: u64,
+    ordering: warpmc::bulk::Ordering,
+) -> warpmc::bulk::BulkGenerator<'e> {
+    let mut b = warpmc::bulk::BulkGenerator::new(exec, generator);
+    b.set_seed(seed);
+    b.set_offset(offset);
+    b.set_ordering(ordering).unwrap();
+    b
+}
+
+/// cuRAND's host-API layout on the GPU (the `curand_host_*` kernels, into device memory) equals
+/// the CPU's, which the unit tests of `warpmc::curand_host` tie to cuRAND's own output: every
+/// generator cuRAND has, both orderings, offsets, every value type, successive and mixed calls,
+/// and more values than one round of the lanes.
+#[test]
+fn gpu_curand_host_layout_matches_cpu() {
+    use warpmc::bulk::Ordering;
+    let Some(gpu) = gpu_or_skip("gpu_curand_host_layout_matches_cpu") else { return };
+    let host = cpu(2);
+    let g = gpu.as_gpu().expect("a GPU executor");
+    for generator in [GeneratorKind::Xorwow, GeneratorKind::Mrg32k3aCurand, GeneratorKind::Philox4x32x10] {
+        for ordering in [Ordering::CurandLegacy, Ordering::CurandDefault] {
+            for offset in [0u64, 77, 262_147] {
+                let (mut on_gpu, mut on_cpu) =
+                    (bulk(&*gpu, generator, 1234, offset, ordering), bulk(&*host, generator, 1234, offset, ordering));
+                // u32, f64, f32, u32 in a row: the history rule of mixed calls.
+                let (a, b, c, d) = (300_001usize, 5_003, 70_000, 17);
+                let mut dev = g.stream().alloc_zeros::<u32>(a).unwrap();
+                on_gpu.generate_device(&mut dev).unwrap();
+                let got = g.stream().clone_dtoh(&dev).unwrap();
+                let mut want = vec![0u32; a];
+                on_cpu.generate(&mut want).unwrap();
+                assert_eq!(got, want, "{generator} {ordering:?} offset {offset} u32");
+                let mut dev = g.stream().alloc_zeros::<f64>(b).unwrap();
+                on_gpu.generate_device(&mut dev).unwrap();
+                let got = g.stream().clone_dtoh(&dev).unwrap();
+                let mut want = vec![0f64; b];
+                on_cpu.generate(&mut want).unwrap();
+                assert_eq!(got, want, "{generator} {ordering:?} offset {offset} f64");
+                let mut got = vec![0f32; c];
+                on_gpu.generate(&mut got).unwrap(); // host memory through the GPU
+                let mut want = vec![0f32; c];
+                on_cpu.generate(&mut want).unwrap();
+                assert_eq!(got, want, "{generator} {ordering:?} offset {offset} f32");
+                let mut got = vec![0u32; d];
+                on_gpu.generate(&mut got).unwrap();
+                let mut want = vec![0u32; d];
+                on_cpu.generate(&mut want).unwrap();
+                assert_eq!(got, want, "{generator} {ordering:?} offset {offset} u32 after the others");
+            }
+        }
+    }
+}
+
+/// The bulk API's streams ordering into device memory equals the CPU's, for every generator
+/// (collective ones too), with an offset and calls of any size.
+#[test]
+fn gpu_bulk_streams_into_device_memory_match_cpu() {
+    use warpmc::bulk::Ordering;
+    let Some(gpu) = gpu_or_skip("gpu_bulk_streams_into_device_memory_match_cpu") else { return };
+    let host = cpu(2);
+    let g = gpu.as_gpu().expect("a GPU executor");
+    for &generator in GeneratorKind::ALL {
+        let ordering = Ordering::Streams(333);
+        let (mut on_gpu, mut on_cpu) =
+            (bulk(&*gpu, generator, 42, 1001, ordering), bulk(&*host, generator, 42, 1001, ordering));
+        for n in [5usize, 4 * 333 * 3 + 7, 100_003] {
+            let mut dev = g.stream().alloc_zeros::<f32>(n).unwrap();
+            on_gpu.generate_device(&mut dev).unwrap();
+            let got = g.stream().clone_dtoh(&dev).unwrap();
+            let mut want = vec![0f32; n];
+            on_cpu.generate(&mut want).unwrap();
+            let first_diff = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits());
+            assert_eq!(first_diff, None, "{generator}, call of {n}");
+        }
+    }
+}

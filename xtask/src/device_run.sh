@@ -160,11 +160,13 @@ fi
 
 # --- cuRAND's device API against warpmc's stream rules ---------------------------------------------
 # curand_check.cu (built here with nvcc) prints curand_init(seed, subsequence, 0) then curand();
-# warpmc generate prints stream `subsequence` of `seed`. Reported, not a pass/fail: which
-# generators match cuRAND is what this measures.
+# warpmc generate prints stream `subsequence` of `seed`, on the GPU and on the CPU, for the
+# generators whose streams are cuRAND's (xorwow, philox4x32-10, and cuRAND's MRG32k3a, which
+# warpmc calls mrg32k3a-curand). A difference fails the run.
 heading "cuRAND device API vs warpmc streams (log: curand.log)"
 CURAND_LOG="$OUT_DIR/curand.log"
 : >"$CURAND_LOG"
+CURAND_DEVICE_FAILED=0
 summary ""
 NVCC="$(command -v nvcc 2>/dev/null || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -n 1)"
 if [ -z "$NVCC" ]; then
@@ -174,26 +176,76 @@ elif ! "$NVCC" -O2 -o "$TMP.curand" curand_check.cu >>"$CURAND_LOG" 2>&1; then
 else
     summary "cuRAND device API (curand_init(seed, subsequence, 0), curand()) vs warpmc generate --stream:"
     for g in xorwow philox4x32-10 mrg32k3a; do
-        if ! ./warpmc generate --backend cpu --generator "$g" --count 1 >/dev/null 2>&1; then
-            summary "  $g: not in this warpmc build"
-            continue
-        fi
+        wg="$g"
+        [ "$g" = mrg32k3a ] && wg=mrg32k3a-curand
         same=0
         cases=0
-        for pair in "0 0" "1234 0" "1234 5" "42 1000" "18446744073709551615 3"; do
+        for pair in "0 0" "1234 0" "1234 5" "42 1000" "18446744073709551615 3" "7 1234567" "5 2251799813685247"; do
             set -- $pair
-            cases=$((cases + 1))
             "$TMP.curand" "$g" "$1" "$2" 0 16 >"$TMP.a" 2>>"$CURAND_LOG"
-            ./warpmc generate --backend cpu --generator "$g" --seed "$1" --stream "$2" --count 16 >"$TMP.b" 2>>"$CURAND_LOG"
-            if cmp -s "$TMP.a" "$TMP.b"; then
-                same=$((same + 1))
-            else
-                { echo "== $g seed $1 subsequence $2: cuRAND | warpmc"; paste "$TMP.a" "$TMP.b" | head -n 4; } >>"$CURAND_LOG"
-            fi
+            for backend in gpu cpu; do
+                cases=$((cases + 1))
+                ./warpmc generate --backend "$backend" --generator "$wg" --seed "$1" --stream "$2" --count 16 \
+                    >"$TMP.b" 2>>"$CURAND_LOG"
+                if [ -s "$TMP.a" ] && cmp -s "$TMP.a" "$TMP.b"; then
+                    same=$((same + 1))
+                else
+                    { echo "== $g seed $1 subsequence $2 on $backend: cuRAND | warpmc"; paste "$TMP.a" "$TMP.b" | head -n 4; } >>"$CURAND_LOG"
+                    CURAND_DEVICE_FAILED=1
+                fi
+            done
         done
-        summary "  $g: $same of $cases (seed, subsequence) cases identical over 16 words"
+        summary "  $g ($wg): $same of $cases cases identical over 16 words (7 (seed, subsequence) pairs, GPU and CPU)"
     done
     rm -f "$TMP.curand" "$TMP.a" "$TMP.b"
+fi
+
+# --- cuRAND's host API against warpmc's cuRAND layout ------------------------------------------------
+# curand_host_check.cu (built here with nvcc, linked with cuRAND) writes what curandGenerate,
+# curandGenerateUniform and curandGenerateUniformDouble put in device memory, raw; warpmc generate
+# --ordering curand-legacy|curand-default --format binary writes the same values, computed on the
+# GPU and on the CPU. Every case must be identical byte for byte (a failure fails the run).
+heading "cuRAND host API vs warpmc generate --ordering curand-* (log: curand.log)"
+CURAND_HOST_FAILED=0
+summary ""
+if [ -z "$NVCC" ]; then
+    summary "cuRAND host API comparison: NOT RUN (no nvcc)"
+elif ! "$NVCC" -O2 -o "$TMP.host" curand_host_check.cu -lcurand >>"$CURAND_LOG" 2>&1; then
+    summary "cuRAND host API comparison: NOT RUN (nvcc failed; see curand.log)"
+else
+    summary "cuRAND host API ($("$TMP.host" version 2>/dev/null || echo '?')) vs warpmc generate --ordering curand-*, byte for byte:"
+    for g in xorwow mrg32k3a philox4x32-10; do
+        wg="$g"
+        [ "$g" = mrg32k3a ] && wg=mrg32k3a-curand
+        same=0
+        cases=0
+        for c in "0 0 100000 legacy u32" "1234 77 100000 legacy u32" "1234 77 100000 legacy f32" \
+                 "1234 77 100000 legacy f64" "42 5 12295 legacy f64" "99 262147 300000 legacy f64" \
+                 "7 0 400000 default u32" "7 3 200001 default f32" "18446744073709551615 1000003 70000 legacy u32"; do
+            set -- $c
+            case "$5" in
+                u32) dist="--distribution u32" ;;
+                f32) dist="--distribution uniform" ;;
+                f64) dist="--distribution uniform --precision f64" ;;
+            esac
+            CURAND_CHECK_BINARY=1 "$TMP.host" "$g" "$1" "$2" "$3" "$4" "$5" >"$TMP.a" 2>>"$CURAND_LOG"
+            for backend in gpu cpu; do
+                cases=$((cases + 1))
+                # shellcheck disable=SC2086
+                ./warpmc generate --backend "$backend" --generator "$wg" --ordering "curand-$4" --seed "$1" \
+                    --offset "$2" --count "$3" $dist --format binary >"$TMP.b" 2>>"$CURAND_LOG"
+                if [ -s "$TMP.a" ] && cmp -s "$TMP.a" "$TMP.b"; then
+                    same=$((same + 1))
+                else
+                    echo "== $g seed $1 offset $2 count $3 $4 $5 on $backend: cuRAND and warpmc differ" >>"$CURAND_LOG"
+                    cmp "$TMP.a" "$TMP.b" >>"$CURAND_LOG" 2>&1
+                    CURAND_HOST_FAILED=1
+                fi
+            done
+        done
+        summary "  $g: $same of $cases cases identical (GPU and CPU backends; u32, f32, f64; legacy and default orderings)"
+    done
+    rm -f "$TMP.host" "$TMP.a" "$TMP.b"
 fi
 
 # --- compute-sanitizer: every kernel once, memcheck and racecheck ---------------------------------
@@ -246,8 +298,10 @@ STATUS=0
 if [ "$SAN_FAILED" -ne 0 ]; then STATUS=1; fi
 if [ "$TOTAL_FAILED" -ne 0 ]; then STATUS=1; fi
 if [ "$CLI_FAILED" -ne 0 ]; then STATUS=1; fi
+if [ "$CURAND_HOST_FAILED" -ne 0 ]; then STATUS=1; fi
+if [ "$CURAND_DEVICE_FAILED" -ne 0 ]; then STATUS=1; fi
 summary ""
-summary "result: $([ "$STATUS" -eq 0 ] && echo PASS || echo FAIL) ($TOTAL_FAILED test failures; price/bench $([ "$CLI_FAILED" -eq 0 ] && echo ok || echo FAILED); compute-sanitizer $([ "$SAN_FAILED" -eq 0 ] && echo "$SAN_STATE" || echo "found errors"))"
+summary "result: $([ "$STATUS" -eq 0 ] && echo PASS || echo FAIL) ($TOTAL_FAILED test failures; cuRAND device API $([ "$CURAND_DEVICE_FAILED" -eq 0 ] && echo ok || echo DIFFERS); cuRAND host API $([ "$CURAND_HOST_FAILED" -eq 0 ] && echo ok || echo DIFFERS); price/bench $([ "$CLI_FAILED" -eq 0 ] && echo ok || echo FAILED); compute-sanitizer $([ "$SAN_FAILED" -eq 0 ] && echo "$SAN_STATE" || echo "found errors"))"
 echo
 echo "===================================== summary ====================================="
 cat "$SUMMARY"

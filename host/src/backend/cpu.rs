@@ -154,6 +154,10 @@ fn fill_block<K: Group, G: Generator>(
 }
 
 impl<G: Generator> Filler for CpuFiller<'_, G> {
+    fn set_kind(&mut self, kind: FillKind) {
+        self.kind = kind;
+    }
+
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
         let pool = &self.exec.pool;
         let states = &mut self.states;

@@ -31,6 +31,9 @@ struct ByValue<T>(T);
 // SAFETY: AsianBasketSteps is #[repr(C)], Copy, all fields plain f32/u32, and the PTX
 // parameter is declared from the same definition (`.param .align 4 .b8 [32]`).
 unsafe impl DeviceRepr for ByValue<AsianBasketSteps> {}
+// SAFETY: CurandCall is #[repr(C)], Copy, five u64 fields, and the PTX parameter is declared
+// from the same definition.
+unsafe impl DeviceRepr for ByValue<warpmc_kernels::curand::CurandCall> {}
 
 fn gpu_err(what: &str) -> impl FnOnce(DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e:?}"))
@@ -367,7 +370,7 @@ impl GpuExecutor {
     pub fn launch_fill(
         &self,
         kind: FillKind,
-        out: &mut CudaSlice<u32>,
+        out: &mut cudarc::driver::CudaViewMut<'_, u32>,
         len: u64,
         streams: &mut DeviceStreams,
     ) -> Result<()> {
@@ -390,6 +393,49 @@ impl GpuExecutor {
         // argument list is the kernel's (a collective generator's fill takes the lane layout
         // too); the shared memory is what the generator's kernels need.
         unsafe { b.launch(self.config_shared(grid, k.shared_per_thread)) }.map_err(gpu_err("fill launch"))?;
+        Ok(())
+    }
+
+    /// One call of cuRAND's host-API layout (`crate::curand_host`) into device memory: the values
+    /// of `layout.call` for generator `rng`, `out` holding exactly that many.
+    pub fn curand_host<V: crate::curand_host::CurandOutput + DeviceRepr>(
+        &self,
+        rng: crate::curand_host::CurandRng,
+        layout: &crate::curand_host::CallLayout,
+        out: &mut cudarc::driver::CudaViewMut<'_, V>,
+    ) -> Result<()> {
+        let call = layout.call;
+        let n = call.end - call.first;
+        if out.len() as u64 != n || layout.starts.len() as u64 != call.lanes || call.lanes == 0 || call.group == 0 {
+            return Err(Error::Gpu(format!(
+                "curand_host: {} output values for a call of {n}, {} lane starts for {} lanes",
+                out.len(),
+                layout.starts.len(),
+                call.lanes
+            )));
+        }
+        let suffix = match rng {
+            crate::curand_host::CurandRng::Xorwow => "xorwow",
+            crate::curand_host::CurandRng::Mrg32k3a => "mrg32k3a_curand",
+            crate::curand_host::CurandRng::Philox4x32_10 => "philox4x32_10",
+        };
+        let name = format!("curand_host_{}__{suffix}", V::NAME);
+        let f = self._module.load_function(&name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))?;
+        let starts = self.stream.clone_htod(&layout.starts).map_err(gpu_err("copy lane starts"))?;
+        // Split each lane's rounds into chunks so that about two threads per resident slot run:
+        // each chunk begins with one jump of its lane (`Skip::skip`), then draws its rounds.
+        let rounds = n.div_ceil(call.lanes * call.group) + 1;
+        let target_threads = self.sms as u64 * 2048 * 2;
+        let chunks = (target_threads / call.lanes).clamp(1, rounds);
+        let rounds_per_chunk = rounds.div_ceil(chunks);
+        let chunks = rounds.div_ceil(rounds_per_chunk);
+        let grid = self.grid_for(&f, call.lanes * chunks)?;
+        let arg = ByValue(call);
+        let mut b = self.stream.launch_builder(&f);
+        b.arg(out).arg(&arg).arg(&starts).arg(&rounds_per_chunk).arg(&chunks);
+        // SAFETY: `out` holds the call's `n` values and `starts` one word per lane (checked
+        // above); the argument list is the kernel's (`gpu-kernels/src/gpu.rs`, `curand_host`).
+        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("curand host-layout launch"))?;
         Ok(())
     }
 
@@ -482,6 +528,10 @@ impl Executor for GpuExecutor {
         let states = self.init_states(init)?;
         Ok(Box::new(GpuFiller { exec: self, kind, states, out: None }))
     }
+
+    fn as_gpu(&self) -> Option<&GpuExecutor> {
+        Some(self)
+    }
 }
 
 /// A generator's streams on the device, as its kernels keep them: `streams` states, or for a
@@ -510,6 +560,10 @@ struct GpuFiller<'a> {
 }
 
 impl Filler for GpuFiller<'_> {
+    fn set_kind(&mut self, kind: FillKind) {
+        self.kind = kind;
+    }
+
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
         if out.is_empty() {
             return Ok(());
@@ -520,7 +574,7 @@ impl Filler for GpuFiller<'_> {
         }
         let dev = self.out.as_mut().unwrap();
         let values = (len / self.kind.words_per_value()) as u64;
-        self.exec.launch_fill(self.kind, dev, values, &mut self.states)?;
+        self.exec.launch_fill(self.kind, &mut dev.slice_mut(..len), values, &mut self.states)?;
         self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
         self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
     }

@@ -114,6 +114,8 @@ pub trait Filler {
     /// Fill `out` with `out.len() / kind.words_per_value()` values, as 32-bit words: a `u32`,
     /// the bits of an `f32`, or an `f64`'s bits as two words, low word first.
     fn fill(&mut self, out: &mut [u32]) -> Result<()>;
+    /// Produce `kind` from the next block on (the streams go on where they are).
+    fn set_kind(&mut self, kind: FillKind);
 }
 
 /// A backend.
@@ -142,6 +144,11 @@ pub trait Executor: Send + Sync {
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments>;
     /// A filler for `kind` starting at `init`.
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>>;
+    /// The GPU executor, for device-memory operations (`None` on the CPU).
+    #[cfg(feature = "gpu")]
+    fn as_gpu(&self) -> Option<&gpu::GpuExecutor> {
+        None
+    }
 }
 
 /// Open the backend `opts` asks for. With [`BackendKind::Auto`], the GPU is used when one can be
