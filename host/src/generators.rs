@@ -76,6 +76,22 @@ impl GeneratorKind {
         crate::with_generator!(self, G => G::RAW_STATE_WORDS)
     }
 
+    /// The period in outputs, as the generator's module establishes it.
+    pub fn period(self) -> &'static str {
+        crate::with_generator!(self, G => G::PERIOD)
+    }
+
+    /// Bytes of state a GPU thread keeps for its stream between launches (for a collective
+    /// generator, its lane's word of the warp's state).
+    pub fn gpu_state_bytes(self) -> usize {
+        crate::with_generator!(self, G => if G::LANES == 1 { size_of::<G>() } else { size_of::<u32>() })
+    }
+
+    /// Lanes sharing one state (32 for the warp generator, 1 otherwise).
+    pub fn lanes(self) -> u32 {
+        crate::with_generator!(self, G => G::LANES)
+    }
+
     /// Check a raw state (`--state`) without keeping it.
     pub fn check_raw_state(self, words: &[u32]) -> Result<(), InvalidState> {
         crate::with_generator!(self, G => G::from_raw_state(words).map(|_| ()))

@@ -64,6 +64,7 @@ unsafe impl Generator for Adder {
     const NAME: &'static str = "adder";
     const RAW_STATE: &'static str = "x";
     const RAW_STATE_WORDS: usize = 1;
+    const PERIOD: &'static str = "2^32";
 
     /// `x = (seed mod 2^32) + stream * 2^20 (mod 2^32)` (see the module docs: at most 4096
     /// non-overlapping streams of `2^20` outputs).

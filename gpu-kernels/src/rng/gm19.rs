@@ -88,6 +88,7 @@ gm_generator! {
     stream_spacing: STREAM_SPACING,
     seed_spacing: STREAMS_PER_SEED as u128 * STREAM_SPACING as u128,
     stream_doc: "The published sequence skipped by `(128 seed + stream) L` (see the module docs).",
+    period: "about 2^38",
 }
 
 #[cfg(test)]

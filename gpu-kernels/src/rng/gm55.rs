@@ -104,6 +104,7 @@ gm_generator! {
     stream_spacing: STREAM_SPACING,
     seed_spacing: SEED_SPACING,
     stream_doc: "The published sequence skipped by `seed 2^64 + stream L` (see the module docs).",
+    period: "about 2^102",
 }
 
 #[cfg(test)]

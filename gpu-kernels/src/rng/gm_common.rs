@@ -418,6 +418,7 @@ impl Family {
 ///     stream_spacing: STREAM_SPACING, // steps between neighbouring streams (u64)
 ///     seed_spacing: 1 << 40,          // steps between neighbouring seeds (u128)
 ///     stream_doc: "The published sequence skipped by ...", // the doc of Generator::stream
+///     period: "about 2^38",           // Generator::PERIOD
 /// }
 /// ```
 macro_rules! gm_generator {
@@ -437,7 +438,8 @@ macro_rules! gm_generator {
         next_u32: $next:ident($($next_arg:expr),* $(,)?),
         stream_spacing: $stream_spacing:expr,
         seed_spacing: $seed_spacing:expr,
-        stream_doc: $stream_doc:literal $(,)?
+        stream_doc: $stream_doc:literal,
+        period: $period:literal $(,)?
     ) => {
         $(#[$attr])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,6 +473,7 @@ macro_rules! gm_generator {
             const NAME: &'static str = $name;
             const RAW_STATE: &'static str = $raw_state;
             const RAW_STATE_WORDS: usize = $family.raw_words();
+            const PERIOD: &'static str = $period;
 
             #[doc = $stream_doc]
             fn stream(seed: u64, stream: u64) -> Self {

@@ -104,6 +104,7 @@ gm_generator! {
     stream_spacing: STREAM_SPACING,
     seed_spacing: SEED_SPACING as u128,
     stream_doc: "The published sequence skipped by `seed 2^40 + stream L` (see the module docs).",
+    period: "about 2^58",
 }
 
 #[cfg(test)]

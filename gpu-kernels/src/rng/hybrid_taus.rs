@@ -103,6 +103,7 @@ unsafe impl Generator for HybridTaus {
     const NAME: &'static str = "hybrid-taus";
     const RAW_STATE: &'static str = "z1,z2,z3,z4";
     const RAW_STATE_WORDS: usize = 4;
+    const PERIOD: &'static str = "about 2^120";
 
     /// Philox-derived starting points (see [`super::streams`]).
     #[inline(always)]

@@ -171,6 +171,7 @@ unsafe impl Generator for Kiss {
     const NAME: &'static str = "kiss";
     const RAW_STATE: &'static str = "z,w,jsr,jcong";
     const RAW_STATE_WORDS: usize = 4;
+    const PERIOD: &'static str = "at least 2^91 for most states (SHR3 has 64 cycles)";
 
     /// Philox-derived starting points (see the module docs).
     #[inline(always)]

@@ -106,6 +106,7 @@ unsafe impl Generator for Lcg32 {
     const NAME: &'static str = "lcg32";
     const RAW_STATE: &'static str = "x";
     const RAW_STATE_WORDS: usize = 1;
+    const PERIOD: &'static str = "2^32";
 
     /// Block splitting: `x0 = (seed mod 2^32) ^ (seed >> 32)` jumped by `stream * 2^20` outputs
     /// (see the module docs: at most 4096 non-overlapping streams of `2^20` outputs).

@@ -259,6 +259,7 @@ unsafe impl Generator for LcgPrime {
     const NAME: &'static str = "lcg-prime";
     const RAW_STATE: &'static str = "x,c";
     const RAW_STATE_WORDS: usize = 2;
+    const PERIOD: &'static str = "2^32";
 
     /// A Philox-derived `x0` and the stream's prime increment (see the module docs).
     #[inline(always)]

@@ -107,6 +107,7 @@ unsafe impl Generator for Lfsr113 {
     const NAME: &'static str = "lfsr113";
     const RAW_STATE: &'static str = "z1,z2,z3,z4";
     const RAW_STATE_WORDS: usize = 4;
+    const PERIOD: &'static str = "about 2^113";
 
     /// Philox-derived starting points (see the module docs).
     #[inline(always)]

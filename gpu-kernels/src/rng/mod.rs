@@ -89,6 +89,8 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     const RAW_STATE: &'static str;
     /// How many raw state words there are.
     const RAW_STATE_WORDS: usize;
+    /// The period in outputs, as the module's docs establish it ("2^1024 - 1", "about 2^120").
+    const PERIOD: &'static str;
     /// Lanes that share one state and draw together: 1 for an ordinary generator, 32 for a
     /// [`Collective`] one (the warp generator), whose stream `k` is lane `k mod 32` of the
     /// `k / 32`-th shared state.

@@ -314,6 +314,7 @@ unsafe impl Generator for Mrg32k3a {
     const NAME: &'static str = "mrg32k3a";
     const RAW_STATE: &'static str = "x1,x2,x3,y1,y2,y3";
     const RAW_STATE_WORDS: usize = 6;
+    const PERIOD: &'static str = "about 2^191";
 
     /// `B(seed)` advanced by `stream * 2^127` steps (see the module docs).
     fn stream(seed: u64, stream: u64) -> Self {

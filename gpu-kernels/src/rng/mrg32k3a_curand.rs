@@ -231,6 +231,7 @@ unsafe impl Generator for Mrg32k3aCurand {
     const NAME: &'static str = "mrg32k3a-curand";
     const RAW_STATE: &'static str = "x1,x2,x3,y1,y2,y3";
     const RAW_STATE_WORDS: usize = 6;
+    const PERIOD: &'static str = "about 2^191";
 
     /// `B(seed)` advanced by `stream * 2^76` steps: cuRAND's `curand_init(seed, stream, 0)` for
     /// `stream < 2^51` (see the module docs).

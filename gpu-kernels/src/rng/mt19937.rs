@@ -358,6 +358,7 @@ unsafe impl Generator for Mt19937 {
         Err(_) => panic!("raw state names are ASCII"),
     };
     const RAW_STATE_WORDS: usize = N + 1;
+    const PERIOD: &'static str = "2^19937 - 1";
 
     /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a
     /// Philox-derived `init_by_array` key for the others (see the module docs).

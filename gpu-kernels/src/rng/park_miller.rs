@@ -159,6 +159,7 @@ unsafe impl Generator for ParkMiller {
     const NAME: &'static str = "park-miller";
     const RAW_STATE: &'static str = "x";
     const RAW_STATE_WORDS: usize = 1;
+    const PERIOD: &'static str = "2^31 - 2";
 
     /// Block splitting: `x0 = 1 + seed mod (2^31 - 2)` jumped by `stream * 2^20` outputs (see the
     /// module docs: at most 2047 non-overlapping streams of `2^20` outputs).

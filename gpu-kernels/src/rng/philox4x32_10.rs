@@ -98,6 +98,7 @@ unsafe impl Generator for Philox4x32x10 {
     const NAME: &'static str = "philox4x32-10";
     const RAW_STATE: &'static str = "c0,c1,c2,c3,k0,k1";
     const RAW_STATE_WORDS: usize = 6;
+    const PERIOD: &'static str = "2^130 per key";
 
     /// Key `(s mod 2^32, s >> 32)`, counter `(0, 0, k mod 2^32, k >> 32)` (see the module docs).
     #[inline(always)]

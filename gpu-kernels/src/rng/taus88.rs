@@ -200,6 +200,7 @@ unsafe impl Generator for Taus88 {
     const NAME: &'static str = "taus88";
     const RAW_STATE: &'static str = "z1,z2,z3";
     const RAW_STATE_WORDS: usize = 3;
+    const PERIOD: &'static str = "about 2^88";
 
     /// Philox-derived starting points (see the module docs).
     #[inline(always)]

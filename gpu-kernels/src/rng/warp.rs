@@ -236,6 +236,7 @@ unsafe impl Generator for Warp {
     const NAME: &'static str = "warp";
     const RAW_STATE: &'static str = RAW_STATE;
     const RAW_STATE_WORDS: usize = LANES + 1;
+    const PERIOD: &'static str = "2^1024 - 1";
     const LANES: u32 = LANES as u32;
     const SHARED_BYTES_PER_THREAD: u32 = 4;
 

@@ -42,6 +42,7 @@ unsafe impl Generator for WarpShfl {
     const NAME: &'static str = "warp-shfl";
     const RAW_STATE: &'static str = RAW_STATE;
     const RAW_STATE_WORDS: usize = LANES + 1;
+    const PERIOD: &'static str = "2^1024 - 1";
     const LANES: u32 = LANES as u32;
 
     /// Lane `stream mod 32` of warp state `stream / 32`, as [`super::warp::Warp`].

@@ -358,6 +358,7 @@ unsafe impl Generator for Xorwow {
     const NAME: &'static str = "xorwow";
     const RAW_STATE: &'static str = "d,v0,v1,v2,v3,v4";
     const RAW_STATE_WORDS: usize = 6;
+    const PERIOD: &'static str = "2^192 - 2^32";
 
     /// `curand_init(seed, subsequence = stream, offset = 0)` (see the module docs).
     #[inline(always)]
