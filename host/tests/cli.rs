@@ -30,7 +30,17 @@ fn generate_known_answers() {
         ("129,130,131,132", "1217370641\n3227414615\n1904114233\n2387917307\n3549388247\n"),
     ] {
         for backend in ["cpu", "auto"] {
-            let o = warpmc(&["generate", "--backend", backend, "--count", "5", "--state", state]);
+            let o = warpmc(&[
+                "generate",
+                "--backend",
+                backend,
+                "--generator",
+                "hybrid-taus",
+                "--count",
+                "5",
+                "--state",
+                state,
+            ]);
             assert!(o.status.success(), "{}", stderr(&o));
             assert_eq!(stdout(&o), want, "--state {state} --backend {backend}");
         }
@@ -41,7 +51,7 @@ fn generate_known_answers() {
 fn generate_rejects_invalid_states_naming_the_constraint() {
     for (state, component, min) in [("1,8,16,0", "z1", ">= 2"), ("2,7,16,0", "z2", ">= 8"), ("2,8,15,0", "z3", ">= 16")]
     {
-        let o = warpmc(&["generate", "--count", "1", "--state", state]);
+        let o = warpmc(&["generate", "--generator", "hybrid-taus", "--count", "1", "--state", state]);
         assert_eq!(o.status.code(), Some(2), "{state}");
         let e = stderr(&o);
         assert!(e.contains(component) && e.contains(min), "{state}: {e}");
