@@ -641,6 +641,35 @@ mod jump {
             }
             self.i = index;
         }
+
+        /// `count` streams spaced by polynomial jumps: stream 0 is `start`, stream `k` is stream
+        /// `k - 1` advanced by `2^spacing_log2` outputs (one polynomial, computed once, applied
+        /// `count - 1` times: about 0.6 ms a stream on one core, see the module docs). Disjoint
+        /// segments of the one cycle while each stream draws fewer than `2^spacing_log2` words;
+        /// for a few thousand streams on the CPU. (The per-path stream rule of
+        /// [`Generator::stream`] is Philox-keyed instead: jumps cost too much for 10^6 streams.)
+        ///
+        /// ```
+        /// use warpmc_kernels::rng::{Skip, mt19937::Mt19937};
+        /// let start = Mt19937::init_genrand(5489);
+        /// let streams = Mt19937::jump_streams(start, 2, 50); // 2^50 outputs apart
+        /// let mut second = start;
+        /// second.skip(1 << 50);
+        /// assert_eq!(streams, [start, second]);
+        /// ```
+        pub fn jump_streams(start: Mt19937, count: usize, spacing_log2: u32) -> Vec<Mt19937> {
+            assert!(spacing_log2 < 64, "spacing 2^{spacing_log2} does not fit Skip's u64 (use < 64)");
+            let jump = Self::jump_polynomial(1 << spacing_log2);
+            let mut out = Vec::with_capacity(count);
+            let mut g = start;
+            for k in 0..count {
+                if k > 0 {
+                    g.jump_with(&jump);
+                }
+                out.push(g);
+            }
+            out
+        }
     }
 
     impl Skip for Mt19937 {
@@ -776,6 +805,18 @@ mod tests {
         // written separately in Python and checked against Random123's known answers).
         assert_eq!(first(&mut Mt19937::stream((1 << 40) + 5, 0), 3), [2166296868, 2220160828, 1153647273]);
         assert_eq!(first(&mut Mt19937::stream(42, 7), 3), [2522346103, 2681098124, 2533790212]);
+    }
+
+    /// Jump-spaced streams are the skips they claim to be.
+    #[test]
+    fn jump_streams_are_skips() {
+        let start = Mt19937::init_genrand(42);
+        let streams = Mt19937::jump_streams(start, 3, 40);
+        let mut second = start;
+        second.skip(1 << 40);
+        let mut third = second;
+        third.skip(1 << 40);
+        assert_eq!(streams, [start, second, third]);
     }
 
     #[test]
