@@ -532,7 +532,13 @@ fn info() -> warpmc::Result<()> {
     println!("cpu: {} threads", cpu.threads());
     println!("generators (--generator NAME, --state words):");
     for &g in GeneratorKind::ALL {
-        println!("  {:<16} {}", g.name(), g.raw_state());
+        let names: Vec<&str> = g.raw_state().split(',').collect();
+        let words = if names.len() > 8 {
+            format!("{},...,{} ({} words)", names[..3].join(","), names[names.len() - 2..].join(","), names.len())
+        } else {
+            names.join(",")
+        };
+        println!("  {:<16} {words}", g.name());
     }
     Ok(())
 }
