@@ -304,7 +304,7 @@ fn one_cpu_thread_is_one_thread() {
 }
 
 #[test]
-fn generate_reproduces_published_outputs_of_other_generators() {
+fn generate_reproduces_published_outputs_of_every_generator() {
     let cases: &[(&str, &str, &str)] = &[
         // L'Ecuyer 1999 / RngStreams: seed 12345 x6.
         ("mrg32k3a", "12345,12345,12345,12345,12345,12345", "545508589\n1368065410\n1327943761\n3546985096\n"),
@@ -314,12 +314,71 @@ fn generate_reproduces_published_outputs_of_other_generators() {
         ("park-miller", "1", "33614\n564950498\n"),
         // Numerical Recipes' LCG from 0.
         ("lcg32", "0", "1013904223\n1196435762\n"),
+        // Marsaglia 2003's XORWOW starting values (d first): its first outputs.
+        ("xorwow", "6615241,123456789,362436069,521288629,88675123,5783321", "246875399\n3690007200\n1264581005\n"),
     ];
     for (generator, state, want) in cases {
         let n = want.lines().count().to_string();
         let o = warpmc(&["generate", "--backend", "cpu", "--generator", generator, "--state", state, "--count", &n]);
         assert!(o.status.success(), "{generator}: {}", stderr(&o));
         assert_eq!(stdout(&o), *want, "{generator}");
+    }
+    let words = |args: &[&str]| -> Vec<u32> {
+        let o = warpmc(&[&["generate", "--backend", "cpu"][..], args].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o).lines().map(|l| l.parse().unwrap()).collect()
+    };
+    // MT19937's reference seeding: seed 5489 is std::mt19937, whose 10,000th output is 4123659995.
+    let mt = words(&["--generator", "mt19937", "--seed", "5489", "--count", "10000"]);
+    assert_eq!((mt[..3].to_vec(), mt[9999]), (vec![3499211612, 581869302, 3890346734], 4123659995));
+    // cuRAND's MRG32k3a from its seed-0 state 12345 x6: L'Ecuyer's first z through cuRAND's conversion.
+    assert_eq!(
+        words(&["--generator", "mrg32k3a-curand", "--seed", "0", "--count", "3"]),
+        [545508615, 1368065476, 1327943825]
+    );
+    // LFSR113, L'Ecuyer's check: seeds 987654321 x4, 10,000 outputs discarded, then these.
+    let l =
+        words(&["--generator", "lfsr113", "--state", "987654321,987654321,987654321,987654321", "--count", "10008"]);
+    assert_eq!(
+        l[10000..],
+        [0xFFC82E32, 0x36428E7D, 0x87B8571B, 0xFF169F0F, 0x930EDB4F, 0xA10D951E, 0xF28102A2, 0x4FC27B17]
+    );
+    // taus88, ISO 28640:2010: seeds continued from 19660809 by s = 1664525 s + 1 (values with a
+    // nonzero s & 0xFFFFFFF0); the 5000th output >> 1 is 262361229.
+    let mut s: u32 = 19_660_809;
+    let mut z = vec![s];
+    while z.len() < 3 {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1);
+        if s & 0xFFFF_FFF0 != 0 {
+            z.push(s);
+        }
+    }
+    let state = z.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    assert_eq!(words(&["--generator", "taus88", "--state", &state, "--count", "5000"])[4999] >> 1, 262361229);
+    // Marsaglia's KISS check (sci.stat.math, 1999): from the post's seeds, after 256 outputs,
+    // the millionth further output is 1372460312.
+    let k = words(&["--generator", "kiss", "--state", "12345,65435,34221,12345", "--count", "1000256"]);
+    assert_eq!(k[1_000_255], 1_372_460_312);
+    // The warp generator's published sample state, lane 0: its first two outputs.
+    let sample = warpmc::kernels::rng::warp::SAMPLE_SEED.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    for g in ["warp", "warp-shfl"] {
+        assert_eq!(
+            words(&["--generator", g, "--state", &format!("{sample},0"), "--count", "2"]),
+            [0x0468a7d4, 0xc9b00219]
+        );
+    }
+    // PRAND's published initial states (seed 0, stream 0): their first outputs (ALGORITHMS.md).
+    for (g, first) in [
+        ("gm19", [2481458146u32, 742541813, 499751709]),
+        ("gm29", [3860964450, 3418542724, 505840115]),
+        ("gm31", [4293320464, 2011781859, 517669476]),
+        ("gm55", [3939088052, 502966821, 308800831]),
+        ("gm61", [2004337331, 822000079, 377781725]),
+        ("gq58-1", [1547866605, 1085749288, 1305642223]),
+        ("gq58-3", [2890017627, 190198786, 3174723463]),
+        ("gq58-4", [3992599244, 2916225011, 1367819961]),
+    ] {
+        assert_eq!(words(&["--generator", g, "--seed", "0", "--count", "3"]), first, "{g}");
     }
 }
 

@@ -152,8 +152,7 @@ mod tests {
         Gm31,
         CASE,
         /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.219147, next word / 2^32 =
-        /// 0.351754. 3.2 * 10^9 orbit steps, about 4.8 s in release: run with `--ignored`.
-        #[ignore = "10^8 words, about 4.8 s in release"]
+        /// 0.351754. 3.2 * 10^9 orbit steps, about 4.8 s in release.
         reference_prand_sum
     }
 }

@@ -166,8 +166,7 @@ mod tests {
         Gq581,
         CASE,
         /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.744116, next word / 2^32 =
-        /// 0.520301. 3.2 * 10^9 orbit steps, about 5.0 s in release: run with `--ignored`.
-        #[ignore = "10^8 words, about 5.0 s in release"]
+        /// 0.520301. 3.2 * 10^9 orbit steps, about 5.0 s in release.
         reference_prand_sum
     }
 

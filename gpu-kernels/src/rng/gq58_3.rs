@@ -166,8 +166,7 @@ mod tests {
         Gq583,
         CASE,
         /// PRAND's check: frac((sum of the first 10^8 words) / 2^32) = 0.745176, next word / 2^32 =
-        /// 0.675635. 1.2 * 10^9 orbit steps, about 2.9 s in release: run with `--ignored`.
-        #[ignore = "10^8 words, about 2.9 s in release"]
+        /// 0.675635. 1.2 * 10^9 orbit steps, about 2.9 s in release.
         reference_prand_sum
     }
 
