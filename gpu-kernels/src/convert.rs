@@ -52,7 +52,10 @@ mod tests {
         assert_eq!(u32_to_signed_turn(0x8000_0000), -0.5);
         assert!(u32_to_signed_turn(0x7fff_ffff) <= 0.5);
         assert_eq!(u32_pair_to_unit_f64(0, 0), TWO_POW_M53 / 2.0);
-        assert_eq!(u32_pair_to_unit_f64(u32::MAX, u32::MAX), 1.0);
+        // The largest integer, 2^53 - 1: y's 32 bits on top, x's low 21 bits, x's bits 21..31
+        // clear (they XOR with y's low bits).
+        assert_eq!(u32_pair_to_unit_f64(0x001f_ffff, u32::MAX), 1.0);
+        assert!(u32_pair_to_unit_f64(u32::MAX, u32::MAX) < 1.0);
         // 53 bits: the smallest step between values is 2^-53, from either word.
         assert_eq!(u32_pair_to_unit_f64(1, 0) - u32_pair_to_unit_f64(0, 0), TWO_POW_M53);
         // 2^52 * 2^-53 + 2^-54 = 1/2 + 2^-54: a tie, to even.

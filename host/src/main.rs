@@ -503,10 +503,17 @@ fn check_kernels() -> warpmc::Result<()> {
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");
-    // cuRAND's host-API layout, each value type into device memory, after an offset.
+    #[cfg(feature = "gpu")]
+    check_curand_kernels(gpu.as_ref())?;
+    Ok(())
+}
+
+/// cuRAND's host-API layout, each value type into device memory, after an offset.
+#[cfg(feature = "gpu")]
+fn check_curand_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()> {
     let device = gpu.as_gpu().expect("a GPU executor");
     for generator in [GeneratorKind::Xorwow, GeneratorKind::Mrg32k3aCurand, GeneratorKind::Philox4x32x10] {
-        let mut b = warpmc::bulk::BulkGenerator::new(gpu.as_ref(), generator);
+        let mut b = warpmc::bulk::BulkGenerator::new(gpu, generator);
         b.set_offset(77);
         b.set_ordering(warpmc::bulk::Ordering::CurandLegacy)?;
         let err = |e| Error::Gpu(format!("check-kernels: {e:?}"));
