@@ -9,7 +9,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
-use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
+use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words};
 use warpmc_kernels::rng::Generator;
 use warpmc_kernels::{Exact, Fast};
 
@@ -111,7 +111,7 @@ impl Executor for CpuExecutor {
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
         with_generator!(init.generator(), G => {
             let states = self.pool.install(|| init.states::<G>())?;
-            Ok(Box::new(CpuFiller::<G> { exec: self, kind, states }) as Box<dyn Filler + '_>)
+            Ok(Box::new(CpuFiller::<G> { exec: self, kind, states, staging: Vec::new() }) as Box<dyn Filler + '_>)
         })
     }
 }
@@ -120,37 +120,283 @@ struct CpuFiller<'a, G> {
     exec: &'a CpuExecutor,
     kind: FillKind,
     states: Vec<G>,
+    /// Where the workers of a multi-threaded fill put their rows before they are interleaved
+    /// (see [`fill_block`]), kept from block to block.
+    staging: Vec<u32>,
 }
 
-/// A stream's groups with their first output index and valid length.
-type StreamGroups<T> = Vec<(usize, [T; GROUP], usize)>;
+/// How a value of a fill lies in the output: its bits as `WORDS` 32-bit words, low word first.
+trait OutputValue: Copy {
+    const WORDS: usize;
+    fn put(self, dst: &mut [u32]);
+}
 
-/// One block on the CPU: each stream's groups are produced in parallel, then interleaved;
-/// `put(i, value)` stores value `i` of the block (`values` of them).
-fn fill_block<K: Group, G: Generator>(
-    pool: &rayon::ThreadPool,
-    states: &mut [G],
-    values: usize,
-    mut put: impl FnMut(usize, K::Item),
-) {
-    let streams = states.len();
-    let rows = values.div_ceil(GROUP * streams);
-    let per_stream: Vec<StreamGroups<K::Item>> = pool.install(|| {
-        states
-            .par_iter_mut()
-            .enumerate()
-            .map(|(s, rng)| {
-                let mut groups = Vec::with_capacity(rows);
-                fill_stream::<K, _, _>(rng, s, streams, values, |base, g, valid| groups.push((base, g, valid)));
-                groups
-            })
-            .collect()
-    });
-    for (base, g, valid) in per_stream.into_iter().flatten() {
-        for (j, &v) in g.iter().enumerate().take(valid) {
-            put(base + j, v);
+impl OutputValue for u32 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn put(self, dst: &mut [u32]) {
+        dst[0] = self;
+    }
+}
+
+impl OutputValue for f32 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn put(self, dst: &mut [u32]) {
+        dst[0] = self.to_bits();
+    }
+}
+
+impl OutputValue for f64 {
+    const WORDS: usize = 2;
+    #[inline(always)]
+    fn put(self, dst: &mut [u32]) {
+        let b = self.to_bits();
+        (dst[0], dst[1]) = (b as u32, (b >> 32) as u32);
+    }
+}
+
+/// Write `values` into `dst`, [`OutputValue::WORDS`] words each.
+#[inline(always)]
+fn put_all<T: OutputValue>(dst: &mut [u32], values: &[T]) {
+    for (d, &v) in dst.chunks_exact_mut(T::WORDS).zip(values) {
+        v.put(d);
+    }
+}
+
+/// Streams stepped together: in each row, each of them draws its group in turn from a state
+/// kept word-major ([`Lanes`]). The same instructions on eight independent states are what the
+/// compiler vectorises (one AVX2 register, two SSE2 ones), where one state's steps form a chain
+/// of dependent operations that leaves most of a core idle.
+const LOCKSTEP: usize = 8;
+/// The largest state stepped in lockstep, in words (64 bytes: mrg32k3a's 6, philox's 11, a GQ58
+/// generator's 16). Larger states are stepped one at a time.
+const LOCKSTEP_WORDS: usize = 16;
+/// Lockstep state a task cycles through along a row: at most this many bytes (in the L1 cache),
+/// so that a task with more streams fills its rows in panels of streams.
+const PANEL_STATE_BYTES: usize = 16 << 10;
+/// Output bytes one task fills per tile of rows: small enough to stay in its core's L2 cache
+/// while the task's panels and single streams go over the tile, and (with several tasks) until
+/// the tile is interleaved.
+const TILE_BYTES: usize = 256 << 10;
+
+/// [`LOCKSTEP`] states, word-major: `w[k][l]` is word `k` of stream `l`'s state. Kept in memory
+/// in this order, word `k` of the eight states is one vector load and store.
+#[derive(Clone, Copy)]
+struct Lanes {
+    w: [[u32; LOCKSTEP]; LOCKSTEP_WORDS],
+}
+
+impl Lanes {
+    /// Whether `G` is stepped in lockstep: a small state, and not a collective generator (whose
+    /// CPU state is a whole warp's).
+    const fn holds<G: Generator>() -> bool {
+        G::LANES == 1 && size_of::<G>() <= 4 * LOCKSTEP_WORDS
+    }
+
+    fn new<G: Generator>(states: &[G]) -> Self {
+        let mut lanes = Self { w: [[0; LOCKSTEP]; LOCKSTEP_WORDS] };
+        for (l, &g) in states.iter().enumerate() {
+            lanes.set(l, g);
+        }
+        lanes
+    }
+
+    #[inline(always)]
+    fn get<G: Generator>(&self, l: usize) -> G {
+        assert!(Self::holds::<G>());
+        let mut words = [0u32; LOCKSTEP_WORDS];
+        for (k, w) in words.iter_mut().enumerate().take(size_of::<G>() / 4) {
+            *w = self.w[k][l];
+        }
+        // SAFETY: `Generator`'s contract makes G a #[repr(C)] struct of u32 fields without
+        // padding, aligned to 4 (so to no more than `words`), of size_of::<G>() / 4 words,
+        // which `holds` bounds by the LOCKSTEP_WORDS of `words`; any u32 values are valid
+        // fields, and these are the words `set` took from a G.
+        unsafe { std::ptr::read(words.as_ptr().cast::<G>()) }
+    }
+
+    #[inline(always)]
+    fn set<G: Generator>(&mut self, l: usize, g: G) {
+        for (k, &w) in super::state_words(std::slice::from_ref(&g)).iter().enumerate() {
+            self.w[k][l] = w;
         }
     }
+}
+
+/// A contiguous range of streams that one worker fills: its first whole groups of [`LOCKSTEP`]
+/// streams in lockstep, the others (or all, for a large state) one at a time.
+struct Task<'s, G> {
+    states: &'s mut [G],
+    /// The lockstep streams' states while the task runs (written back by `finish`).
+    lanes: Vec<Lanes>,
+}
+
+impl<'s, G: Generator> Task<'s, G> {
+    fn new(states: &'s mut [G]) -> Self {
+        let together = if Lanes::holds::<G>() { states.len() / LOCKSTEP * LOCKSTEP } else { 0 };
+        let lanes = states[..together].chunks_exact(LOCKSTEP).map(Lanes::new).collect();
+        Self { states, lanes }
+    }
+
+    /// `rows` rows of this task's groups: row `r` is `dst[r * row_words ..]`, one group per
+    /// stream in stream order. Compiled twice on x86-64: for the baseline (SSE2, all that a
+    /// build for `x86_64` may assume) and with AVX2, taken when the CPU has it (twice the lanes
+    /// per instruction, and 32-bit multiplies in vectors). Both give the same words: integer
+    /// arithmetic is exact, and floating-point operations are IEEE operations either way (Rust
+    /// never contracts them into fused multiply-adds).
+    fn fill_rows<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the one requirement of calling a function compiled with AVX2 enabled is a
+            // CPU that has it, detected just above.
+            return unsafe { self.fill_rows_avx2::<K>(dst, row_words, rows) };
+        }
+        self.fill_rows_inline::<K>(dst, row_words, rows)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_rows_avx2<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
+        self.fill_rows_inline::<K>(dst, row_words, rows)
+    }
+
+    #[inline(always)]
+    fn fill_rows_inline<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
+        let group_words = GROUP * <K::Item as OutputValue>::WORDS;
+        let span = LOCKSTEP * group_words;
+        // Row by row within a panel: the writes run along the rows, and the panel's states stay
+        // in the L1 cache.
+        let panel = (PANEL_STATE_BYTES / (LOCKSTEP * size_of::<G>())).max(1);
+        let mut col = 0;
+        for panel in self.lanes.chunks_mut(panel) {
+            for r in 0..rows {
+                let row = &mut dst[r * row_words + col..][..panel.len() * span];
+                for (lanes, out) in panel.iter_mut().zip(row.chunks_exact_mut(span)) {
+                    let mut groups = [[K::Item::default(); GROUP]; LOCKSTEP];
+                    for (l, group) in groups.iter_mut().enumerate() {
+                        let mut rng: G = lanes.get(l);
+                        *group = K::next_group(&mut rng);
+                        lanes.set(l, rng);
+                    }
+                    put_all(out, groups.as_flattened());
+                }
+            }
+            col += panel.len() * span;
+        }
+        for rng in &mut self.states[self.lanes.len() * LOCKSTEP..] {
+            for r in 0..rows {
+                put_all(&mut dst[r * row_words + col..][..group_words], &K::next_group(rng));
+            }
+            col += group_words;
+        }
+    }
+
+    /// The lockstep streams' states back where they came from.
+    fn finish(self) {
+        for (states, lanes) in self.states.chunks_exact_mut(LOCKSTEP).zip(&self.lanes) {
+            for (l, g) in states.iter_mut().enumerate() {
+                *g = lanes.get(l);
+            }
+        }
+    }
+}
+
+/// One block on the CPU, in the interleaved layout of [`warpmc_kernels::fill`]
+/// (`out.len() / K::Item::WORDS` values). Every stream draws whole groups, as on the GPU,
+/// including a group cut short by the end of the block.
+///
+/// Workers own contiguous ranges of streams ([`Task`]). One worker writes its rows straight
+/// into `out`. Several fill a tile of rows each into its own part of `staging`, and then copy
+/// whole rows of the tile into `out`, the rows split among them: writing interleaved parts of
+/// the same rows from several cores straight into memory was four times slower than one core
+/// writing whole rows (2-core AMD EPYC, 16 MiB blocks).
+fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
+    pool: &rayon::ThreadPool,
+    states: &mut [G],
+    staging: &mut Vec<u32>,
+    out: &mut [u32],
+) -> Result<()> {
+    let streams = states.len();
+    let words = <K::Item as OutputValue>::WORDS;
+    let values = out.len() / words;
+    if values == 0 {
+        return Ok(());
+    }
+    if streams == 0 {
+        return Err(Error::invalid("streams", 0, "at least 1 to fill from"));
+    }
+    let group_words = GROUP * words;
+    let row_words = streams * group_words;
+    let rows = values / (GROUP * streams);
+    let (whole, last) = out[..values * words].split_at_mut(rows * row_words);
+    let threads = pool.current_num_threads();
+    let per_task = streams_per_task(streams, threads);
+    let mut tasks: Vec<Task<G>> = states.chunks_mut(per_task).map(Task::new).collect();
+    if let [task] = &mut tasks[..] {
+        let tile = (TILE_BYTES / 4 / row_words).max(1);
+        for tile in whole.chunks_mut(tile * row_words) {
+            task.fill_rows::<K>(tile, row_words, tile.len() / row_words);
+        }
+    } else if rows > 0 {
+        let tile = (TILE_BYTES / 4 * tasks.len() / row_words).clamp(1, rows);
+        if staging.len() < tile * row_words {
+            staging.resize(tile * row_words, 0);
+        }
+        for tile in whole.chunks_mut(tile * row_words) {
+            let n = tile.len() / row_words;
+            // Task t's rows are consecutive in its part of the staging area.
+            let mut parts = Vec::with_capacity(tasks.len());
+            let mut free = &mut staging[..n * row_words];
+            for task in &tasks {
+                let (part, rest) = free.split_at_mut(n * task.states.len() * group_words);
+                parts.push(part);
+                free = rest;
+            }
+            pool.install(|| {
+                tasks.par_iter_mut().zip(parts).for_each(|(task, part)| {
+                    let span = task.states.len() * group_words;
+                    task.fill_rows::<K>(part, span, n)
+                })
+            });
+            let staged = &staging[..n * row_words];
+            let rows_per_job = n.div_ceil(2 * threads);
+            pool.install(|| {
+                tile.par_chunks_mut(rows_per_job * row_words).enumerate().for_each(|(j, job)| {
+                    for (i, row) in job.chunks_exact_mut(row_words).enumerate() {
+                        let r = j * rows_per_job + i;
+                        // Task parts in stream order: part t starts where the earlier parts' n
+                        // rows end, and its row r lands where its streams start in `row`.
+                        let parts = staged.chunks(n * per_task * group_words);
+                        for (part, row_part) in parts.zip(row.chunks_mut(per_task * group_words)) {
+                            let span = row_part.len();
+                            row_part.copy_from_slice(&part[r * span..][..span]);
+                        }
+                    }
+                })
+            });
+        }
+    }
+    tasks.into_iter().for_each(Task::finish);
+    // The last row, cut short: the streams whose group starts before its end draw a whole group.
+    let rest = last.len() / words;
+    for (s, rng) in states.iter_mut().enumerate().take(rest.div_ceil(GROUP)) {
+        let base = s * GROUP;
+        let valid = (rest - base).min(GROUP);
+        put_all(&mut last[base * words..][..valid * words], &K::next_group(rng)[..valid]);
+    }
+    Ok(())
+}
+
+/// Streams per task: one task on one thread; otherwise two tasks per thread, so that a thread
+/// slowed by other work can hand one over, in whole lockstep groups while that leaves a task
+/// for every thread.
+fn streams_per_task(streams: usize, threads: usize) -> usize {
+    if threads <= 1 {
+        return streams;
+    }
+    let per = streams.div_ceil(2 * threads).next_multiple_of(LOCKSTEP);
+    if streams.div_ceil(per) >= threads { per } else { streams.div_ceil(threads) }
 }
 
 impl<G: Generator> Filler for CpuFiller<'_, G> {
@@ -159,23 +405,255 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
     }
 
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
-        let pool = &self.exec.pool;
-        let states = &mut self.states;
-        let n = out.len() / self.kind.words_per_value();
+        let (pool, states, staging) = (&self.exec.pool, &mut self.states, &mut self.staging);
         match self.kind {
-            FillKind::Words => fill_block::<Words, G>(pool, states, n, |i, w| out[i] = w),
-            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, n, |i, x| out[i] = x.to_bits()),
-            FillKind::UniformsF64 => fill_block::<UniformsF64, G>(pool, states, n, |i, x| {
-                let b = x.to_bits();
-                (out[2 * i], out[2 * i + 1]) = (b as u32, (b >> 32) as u32);
-            }),
-            FillKind::Normals(Mode::Exact) => {
-                fill_block::<Normals<Exact>, G>(pool, states, n, |i, x| out[i] = x.to_bits())
+            FillKind::Words => fill_block::<Words, G>(pool, states, staging, out),
+            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, staging, out),
+            FillKind::UniformsF64 => fill_block::<UniformsF64, G>(pool, states, staging, out),
+            FillKind::Normals(Mode::Exact) => fill_block::<Normals<Exact>, G>(pool, states, staging, out),
+            FillKind::Normals(Mode::Fast) => fill_block::<Normals<Fast>, G>(pool, states, staging, out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use rand::{Rng as _, SeedableRng as _};
+    use warpmc_kernels::rng::Uniform32 as _;
+
+    use super::*;
+    use crate::backend::state_words;
+
+    /// Words per second of `f`, which produces `words` words per call: the best of three
+    /// measurements of about 0.3 s each (the best, because background load only slows it).
+    fn rate(words: usize, mut f: impl FnMut()) -> f64 {
+        f();
+        (0..3)
+            .map(|_| {
+                let (start, mut calls) = (Instant::now(), 0u64);
+                while start.elapsed() < Duration::from_millis(300) {
+                    f();
+                    calls += 1;
+                }
+                (calls * words as u64) as f64 / start.elapsed().as_secs_f64()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// The CPU fill's `u32` words per second on one thread, beside stepping one state in a loop
+    /// and rand's SmallRng, for issue 6's target (the fastest generator beats SmallRng per
+    /// core). `WARPMC_BENCH_GENERATORS=lcg32,taus88` restricts the generators.
+    #[test]
+    #[ignore = "a throughput measurement, not a check: cargo test --release -- --ignored --nocapture"]
+    fn fill_throughput_per_core() {
+        let only = std::env::var("WARPMC_BENCH_GENERATORS").ok();
+        let (exec, exec2) = (CpuExecutor::new(Some(1)).unwrap(), CpuExecutor::new(Some(2)).unwrap());
+        // The block `warpmc generate` fills: 2^22 values rounded up to whole rows.
+        let block = |streams: usize| (1usize << 22).div_ceil(GROUP * streams) * GROUP * streams;
+        let mut buf = vec![0u32; block(64)];
+        let mut small = rand::rngs::SmallRng::seed_from_u64(1);
+        let n = buf.len();
+        let next_u32 = rate(n, || std::hint::black_box(&mut buf).iter_mut().for_each(|x| *x = small.next_u32()));
+        let bytes = rate(n, || small.fill_bytes(bytemuck_words(&mut buf)));
+        println!("SmallRng: next_u32 {:.0} M words/s, fill_bytes {:.0} M words/s", next_u32 / 1e6, bytes / 1e6);
+        for &g in GeneratorKind::ALL {
+            if only.as_deref().is_some_and(|o| !o.split(',').any(|n| n == g.name())) {
+                continue;
             }
-            FillKind::Normals(Mode::Fast) => {
-                fill_block::<Normals<Fast>, G>(pool, states, n, |i, x| out[i] = x.to_bits())
+            let raw = with_generator!(g, G => {
+                let mut rng = G::stream(1, 0);
+                rate(n, || std::hint::black_box(&mut buf).iter_mut().for_each(|x| *x = rng.next_u32()))
+            });
+            let mut line = format!("{:<16} loop {:>5.0}", g.name(), raw / 1e6);
+            for (threads, streams) in [(1, 1), (1, 8), (1, 64), (1, 1024), (1, 65536), (2, 64), (2, 1024)] {
+                let exec = if threads == 1 { &exec } else { &exec2 };
+                let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams as u64 };
+                let mut filler = exec.filler(FillKind::Words, &init).unwrap();
+                let mut out = vec![0u32; block(streams)];
+                let r = rate(out.len(), || filler.fill(&mut out).unwrap());
+                line += &format!("  {threads}t S={streams} {:>5.0}", r / 1e6);
+            }
+            println!("{line}  (M words/s)");
+        }
+    }
+
+    /// The fill against its definition: stream `k` of the block is `G::stream(seed, first + k)`
+    /// stepped with `next_u32`, and value `i` is value `4 (i / 4 / S) + i % 4` of stream
+    /// `(i / 4) % S`, made of that stream's words by the kind's conversion. Stream counts cover
+    /// lockstep groups, single streams and both mixed in one task; the last block is cut short.
+    #[test]
+    fn fill_is_each_stream_laid_out() {
+        for g in [
+            GeneratorKind::Philox4x32x10,
+            GeneratorKind::Xorwow,
+            GeneratorKind::HybridTaus,
+            GeneratorKind::Lcg32,
+            GeneratorKind::Mt19937,
+            GeneratorKind::Warp,
+        ] {
+            with_generator!(g, G => check_against_streams::<G>(g));
+        }
+    }
+
+    fn check_against_streams<G: Generator>(g: GeneratorKind) {
+        let kinds = [
+            FillKind::Words,
+            FillKind::Uniforms,
+            FillKind::UniformsF64,
+            FillKind::Normals(Mode::Exact),
+            FillKind::Normals(Mode::Fast),
+        ];
+        for threads in [1, 2] {
+            let exec = CpuExecutor::new(Some(threads)).unwrap();
+            for streams in [1, 3, 7, 13, 64] {
+                let row = GROUP * streams;
+                for kind in kinds {
+                    for tail in [1, row / 2 + 1, row - 1, row] {
+                        check_blocks::<G>(&exec, g, kind, streams, &[2 * row, 3 * row, tail]);
+                    }
+                }
             }
         }
-        Ok(())
+    }
+
+    /// Blocks of many rows: several tiles of rows per block, the last tile partial, with one
+    /// worker (which writes straight into the output) and two (which interleave a staging area),
+    /// and rows of several panels of lockstep streams (1000 streams).
+    #[test]
+    fn fill_of_several_tiles_is_each_stream_laid_out() {
+        for threads in [1, 2] {
+            let exec = CpuExecutor::new(Some(threads)).unwrap();
+            for (streams, rows) in [(1, 40_000), (7, 10_000), (64, 2_500), (1000, 100)] {
+                let row = GROUP * streams;
+                for g in [GeneratorKind::Xorwow, GeneratorKind::Philox4x32x10, GeneratorKind::Mt19937] {
+                    for kind in [FillKind::Words, FillKind::UniformsF64] {
+                        with_generator!(g, G => check_blocks::<G>(&exec, g, kind, streams, &[rows * row, rows * row + row / 2 + 1]));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fill `blocks` (values each, all but the last whole rows) from streams 5 .. 5 + `streams`
+    /// of seed 77 and compare each value with its definition.
+    fn check_blocks<G: Generator>(
+        exec: &CpuExecutor,
+        g: GeneratorKind,
+        kind: FillKind,
+        streams: usize,
+        blocks: &[usize],
+    ) {
+        use warpmc_kernels::convert::{u32_pair_to_unit_f64, u32_to_unit_open_closed};
+        use warpmc_kernels::normal::box_muller;
+        let (seed, first, row) = (77, 5, GROUP * streams);
+        let init = StreamInit::Seeded { generator: g, seed, first: first as u64, count: streams as u64 };
+        let wpv = kind.words_per_value();
+        let mut filler = exec.filler(kind, &init).unwrap();
+        let mut got = vec![0u32; blocks.iter().sum::<usize>() * wpv];
+        let mut at = 0;
+        for &b in blocks {
+            filler.fill(&mut got[at..at + b * wpv]).unwrap();
+            at += b * wpv;
+        }
+        // The words each stream draws (f64 values take two).
+        let per_stream = 2 * GROUP * (got.len() / wpv).div_ceil(row);
+        let words: Vec<Vec<u32>> = (0..streams)
+            .map(|k| {
+                let mut rng = G::stream(seed, (first + k) as u64);
+                (0..per_stream).map(|_| rng.next_u32()).collect()
+            })
+            .collect();
+        for (i, got) in got.chunks_exact(wpv).enumerate() {
+            let (w, m) = (&words[(i / GROUP) % streams], GROUP * (i / row) + i % GROUP);
+            let want = match kind {
+                FillKind::Words => vec![w[m]],
+                FillKind::Uniforms => vec![u32_to_unit_open_closed(w[m]).to_bits()],
+                FillKind::UniformsF64 => {
+                    let b = u32_pair_to_unit_f64(w[2 * m], w[2 * m + 1]).to_bits();
+                    vec![b as u32, (b >> 32) as u32]
+                }
+                FillKind::Normals(mode) => {
+                    let (a, b) = match mode {
+                        Mode::Exact => box_muller::<Exact>(w[m & !1], w[m | 1]),
+                        Mode::Fast => box_muller::<Fast>(w[m & !1], w[m | 1]),
+                    };
+                    vec![if m % 2 == 0 { a } else { b }.to_bits()]
+                }
+            };
+            let threads = exec.threads();
+            assert_eq!(got, want, "{g}, {kind:?}, {streams} streams, {threads} threads, blocks {blocks:?}: value {i}");
+        }
+    }
+
+    /// Both compilations of the lockstep loop (baseline and AVX2) give the same words and leave
+    /// the same states: on an AVX2 machine the other tests only see the AVX2 one.
+    #[test]
+    fn lockstep_compilations_agree() {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            for g in [GeneratorKind::Kiss, GeneratorKind::Mrg32k3a, GeneratorKind::Philox4x32x10] {
+                with_generator!(g, G => {
+                    compare_lockstep::<Words, G>(g);
+                    compare_lockstep::<UniformsF64, G>(g);
+                    compare_lockstep::<Normals<Exact>, G>(g);
+                    compare_lockstep::<Normals<Fast>, G>(g);
+                });
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn compare_lockstep<K: Group<Item: OutputValue>, G: Generator>(g: GeneratorKind) {
+        // Two lockstep groups and three single streams.
+        let streams = 2 * LOCKSTEP + 3;
+        let (rows, words) = (50, <K::Item as OutputValue>::WORDS);
+        let row_words = streams * GROUP * words;
+        let run = |avx2: bool| {
+            let mut states: Vec<G> = (0..streams as u64).map(|k| G::stream(9, k)).collect();
+            let mut out = vec![0u32; rows * row_words];
+            let mut task = Task::new(&mut states);
+            if avx2 {
+                // SAFETY: the caller checked that the CPU has AVX2.
+                unsafe { task.fill_rows_avx2::<K>(&mut out, row_words, rows) }
+            } else {
+                task.fill_rows_inline::<K>(&mut out, row_words, rows)
+            }
+            task.finish();
+            (out, state_words(&states).to_vec())
+        };
+        let (base, avx2) = (run(false), run(true));
+        assert!(base.0 == avx2.0, "{g}, {}: different output", std::any::type_name::<K>());
+        assert!(base.1 == avx2.1, "{g}, {}: different states after", std::any::type_name::<K>());
+    }
+
+    /// A block that is not whole rows may only come last, but an empty one and an odd word
+    /// count for `f64` (the odd word is left alone) are harmless.
+    #[test]
+    fn empty_and_odd_blocks() {
+        let exec = CpuExecutor::new(Some(2)).unwrap();
+        let init = StreamInit::Seeded { generator: GeneratorKind::Xorwow, seed: 1, first: 0, count: 3 };
+        let mut filler = exec.filler(FillKind::UniformsF64, &init).unwrap();
+        filler.fill(&mut []).unwrap();
+        let mut odd = vec![7u32; 2 * 12 + 1];
+        filler.fill(&mut odd).unwrap();
+        assert_eq!(odd[24], 7);
+        let whole = generate_words(FillKind::UniformsF64, &init, 12);
+        assert_eq!(odd[..24], whole[..]);
+    }
+
+    fn generate_words(kind: FillKind, init: &StreamInit, values: usize) -> Vec<u32> {
+        let exec = CpuExecutor::new(Some(1)).unwrap();
+        let mut out = vec![0u32; values * kind.words_per_value()];
+        exec.filler(kind, init).unwrap().fill(&mut out).unwrap();
+        out
+    }
+
+    /// `buf`'s bytes, for `fill_bytes`.
+    fn bytemuck_words(buf: &mut [u32]) -> &mut [u8] {
+        // SAFETY: u8 has no alignment or validity requirement, and the byte view covers exactly
+        // `buf`'s memory, borrowed mutably for the returned lifetime.
+        unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), size_of_val(buf)) }
     }
 }
