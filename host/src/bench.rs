@@ -1,40 +1,60 @@
-//! `warpmc bench`: throughput of the generators and of the Asian basket, measured in one run
-//! beside the references that make the numbers meaningful (cuRAND's host API, the device's own
-//! copy and write bandwidth, the constant-RNG baseline) and the CPU backend.
+//! `warpmc bench`: the generator comparison table of issue 6 and the Asian basket, measured in
+//! one run beside the references that make the numbers meaningful: the device's own copy and
+//! write bandwidth, cuRAND's host API (for the same output where warpmc reproduces it), the
+//! constant-RNG baseline, and on the CPU, `rand`'s `SmallRng`.
 //!
-//! GPU timings are CUDA events around the kernel alone (states initialised and buffers
-//! allocated beforehand), after one warm-up, the median of several repetitions. Results are JSON
-//! (`--json-out`) and a Markdown table ([`BenchReport::markdown`]) for BENCHMARKS.md.
-//! Never a test: timings on shared machines are not pass/fail material.
+//! GPU timings are CUDA events around the work alone (states initialised and buffers allocated
+//! beforehand), after one warm-up, the median of several repetitions. CPU timings are wall time
+//! of whole blocks, after one warm-up block, the median of several repetitions. A measurement
+//! that fails is reported as failed, with its error, and the run goes on. Results are JSON
+//! (`--json-out`) and Markdown ([`BenchReport::markdown`]) for BENCHMARKS.md. Never a test:
+//! timings on shared machines are not pass/fail material, so the targets are reported, not
+//! asserted.
 
 use std::time::Instant;
 
+use rand::SeedableRng;
 use rayon::prelude::*;
 use serde::Serialize;
-use warpmc_kernels::fill::{Group, Normals};
+use warpmc_kernels::fill::{GROUP, Group, Normals};
 use warpmc_kernels::rng::{Generator, HybridTaus};
 use warpmc_kernels::{Exact, Fast, MathMode};
 
-use crate::Result;
-use crate::backend::Executor;
 use crate::backend::cpu::CpuExecutor;
+use crate::backend::{Executor, FillKind, StreamInit};
 use crate::generators::GeneratorKind;
 use crate::pricing::{AsianBasket, Mode};
+use crate::{Error, Result};
+
+/// Generators README.md calls baselines, for comparison only: left out of "the fastest
+/// generator" of the CPU target.
+const CPU_BASELINES: [GeneratorKind; 4] =
+    [GeneratorKind::Adder, GeneratorKind::Lcg32, GeneratorKind::ParkMiller, GeneratorKind::LcgPrime];
+
+/// Streams of the stream set-up measurement (issue 6: "10^6 streams under 5 ms").
+pub const SETUP_STREAMS: u64 = 1_000_000;
 
 /// Sizes of one benchmark run.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct BenchSizes {
-    /// Values per GPU fill (4 bytes each).
+    /// Values per GPU fill (4 bytes each; 8 for `f64`).
     pub gpu_values: u64,
     /// Paths per GPU Asian basket launch.
     pub gpu_paths: u64,
-    /// Timed repetitions (median reported).
+    /// Timed GPU repetitions (median reported).
     pub reps: usize,
     /// Normals per CPU thread.
     pub cpu_values_per_thread: u64,
     /// Asian basket paths per CPU thread.
     pub cpu_paths_per_thread: u64,
     pub steps: u32,
+    /// Values per block of the CPU generator fills (rounded up to whole rows of the layout).
+    pub cpu_fill_block: u64,
+    /// Timed CPU repetitions of the generator rates (median reported).
+    pub cpu_reps: usize,
+    /// Least duration of one CPU repetition, ms: whole blocks until it has passed, so that a
+    /// generator of 10^7 words/s and one of 10^10 both get a measurable interval.
+    pub cpu_rep_ms: u64,
 }
 
 impl BenchSizes {
@@ -46,6 +66,9 @@ impl BenchSizes {
             cpu_values_per_thread: 1 << 24,
             cpu_paths_per_thread: 1 << 12,
             steps: 256,
+            cpu_fill_block: 1 << 22,
+            cpu_reps: 5,
+            cpu_rep_ms: 50,
         }
     }
     pub fn quick() -> Self {
@@ -56,6 +79,9 @@ impl BenchSizes {
             cpu_values_per_thread: 1 << 20,
             cpu_paths_per_thread: 1 << 8,
             steps: 256,
+            cpu_fill_block: 1 << 16,
+            cpu_reps: 3,
+            cpu_rep_ms: 10,
         }
     }
 }
@@ -64,13 +90,146 @@ impl BenchSizes {
 #[derive(Clone, Debug, Serialize)]
 pub struct Rate {
     pub name: String,
-    /// Values (or steps) per second.
+    /// Values (or steps, or streams) per second.
     pub per_second: f64,
-    /// Median time of one repetition, milliseconds.
+    /// Median time of one repetition, milliseconds (CPU generator rates: of one block, at the
+    /// median rate).
     pub ms: f64,
-    /// For fills: the fraction of the measured write bandwidth the output stream uses.
+    /// For output to device memory: the fraction of the measured write bandwidth it uses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fraction_of_write_bandwidth: Option<f64>,
+}
+
+impl Rate {
+    /// `count` things in `ms` milliseconds; an interval too short to time is an error, not an
+    /// infinite rate.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    fn new(name: impl Into<String>, count: f64, ms: f64) -> Result<Rate> {
+        let name = name.into();
+        if !(ms > 0.0 && ms.is_finite()) {
+            return Err(Error::Gpu(format!("{name}: measured {ms} ms, too short to time")));
+        }
+        Ok(Rate { name, per_second: count / (ms * 1e-3), ms, fraction_of_write_bandwidth: None })
+    }
+
+    /// With the share of `write_bandwidth` bytes/s that `bytes_per_value` per value uses.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    fn of_bandwidth(mut self, bytes_per_value: f64, write_bandwidth: f64) -> Rate {
+        self.fraction_of_write_bandwidth = Some(self.per_second * bytes_per_value / write_bandwidth);
+        self
+    }
+}
+
+/// A figure, or why it could not be measured.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Measured {
+    Ok(Rate),
+    Failed { name: String, error: String },
+}
+
+impl Measured {
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    fn from_result(name: impl Into<String>, r: std::result::Result<Rate, String>) -> Measured {
+        match r {
+            Ok(rate) => Measured::Ok(rate),
+            Err(error) => Measured::Failed { name: name.into(), error },
+        }
+    }
+
+    fn failed(name: impl Into<String>, error: impl std::fmt::Display) -> Measured {
+        Measured::Failed { name: name.into(), error: error.to_string() }
+    }
+
+    pub fn rate(&self) -> Option<&Rate> {
+        match self {
+            Measured::Ok(r) => Some(r),
+            Measured::Failed { .. } => None,
+        }
+    }
+
+    pub fn per_second(&self) -> Option<f64> {
+        self.rate().map(|r| r.per_second)
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Measured::Ok(r) => &r.name,
+            Measured::Failed { name, .. } => name,
+        }
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Measured::Ok(_) => None,
+            Measured::Failed { error, .. } => Some(error),
+        }
+    }
+}
+
+/// One generator's GPU figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuGenerator {
+    /// u32 words per second to device memory, one stream per resident thread.
+    pub words: Measured,
+    /// Uniform `f32` per second, the same layout.
+    pub uniforms: Measured,
+    /// Box-Muller normals (fast mode) per second, the same layout.
+    pub normals_fast: Measured,
+    /// Computing [`SETUP_STREAMS`] stream states on the GPU (`ms`; `per_second`: streams/s).
+    pub setup: Measured,
+}
+
+/// One generator's CPU figures, through the CPU backend's filler (the path of `warpmc
+/// generate`): words per second.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuGenerator {
+    pub one_thread: Measured,
+    pub all_threads: Measured,
+    /// `all_threads` divided by the thread count.
+    pub all_threads_per_core: Option<f64>,
+    /// One stream on one thread, each word added to a sum kept opaque to the optimiser, no
+    /// buffer: the generator's scalar speed (the measure of earlier reports). Not a bound on the
+    /// filler, which may step several streams together.
+    pub in_registers_one_thread: Measured,
+}
+
+/// One row of the generator comparison table.
+#[derive(Clone, Debug, Serialize)]
+pub struct GeneratorRow {
+    pub generator: GeneratorKind,
+    pub period: &'static str,
+    /// Bytes of state per GPU thread (for a collective generator, its lane's share).
+    pub gpu_state_bytes: usize,
+    /// Threads sharing one state: 32 for the collective warp generators, 1 otherwise.
+    pub lanes: u32,
+    /// Absent where the GPU part did not run.
+    pub gpu: Option<GpuGenerator>,
+    /// Absent where the CPU part did not run.
+    pub cpu: Option<CpuGenerator>,
+}
+
+/// warpmc beside cuRAND's host API for one algorithm and output type.
+#[derive(Clone, Debug, Serialize)]
+pub struct CurandComparison {
+    /// cuRAND's generator (`CURAND_RNG_PSEUDO_<name>`).
+    pub curand_rng: &'static str,
+    pub generator: GeneratorKind,
+    /// `u32` (`curandGenerate`) or `f64` (`curandGenerateUniformDouble`).
+    pub output: &'static str,
+    pub warpmc: Measured,
+    pub curand: Measured,
+    /// warpmc's rate over cuRAND's.
+    pub ratio: Option<f64>,
+    /// The ratio issue 6 asks for; `None`: a reference row, not a target.
+    pub target_ratio: Option<f64>,
+    /// Whether warpmc produces cuRAND's sequence here (by construction; `check` says whether
+    /// this run's outputs agreed).
+    pub same_output: bool,
+    /// What comparing the two outputs found, or why they differ by design.
+    pub check: String,
+    /// Whether the compared values were identical (`None`: not compared).
+    pub identical: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -87,32 +246,59 @@ pub struct GpuBench {
     pub copy_bandwidth_bytes: f64,
     /// `cuMemsetD8` over the same buffer: bytes written per second.
     pub write_bandwidth_bytes: f64,
-    /// warpmc's fills (values per second written to device memory).
-    pub fills: Vec<Rate>,
+    /// Streams of each generator fill: one per resident thread (2048 per multiprocessor).
+    pub fill_streams: u64,
+    /// The default generator's Box-Muller normals, fast and exact (f32, to device memory).
+    pub normals: Vec<Measured>,
     /// cuRAND host API, `curandGenerateNormal` into the same buffer size.
     pub curand_normals: Vec<Rate>,
     /// Why a cuRAND generator could not be measured, if so.
     pub curand_errors: Vec<String>,
-    /// Our fast normals over cuRAND's fastest normals.
+    /// Our fast normals (default generator) over cuRAND's fastest normals.
     pub speedup_fast_normals_vs_best_curand: Option<f64>,
-    /// Computing 10^6 stream states on the GPU, per generator (states per second).
-    pub stream_setup: Vec<Rate>,
+    /// warpmc beside cuRAND's host API: the same output (xorwow, mrg32k3a-curand,
+    /// philox4x32-10 in cuRAND's legacy ordering) and the same kind of output (MT19937).
+    pub curand: Vec<CurandComparison>,
     /// Asian basket, steps per second: the default generator fast and exact, the constant-RNG
     /// baseline, then every other generator in fast mode.
-    pub asian: Vec<Rate>,
+    pub asian: Vec<Measured>,
     /// Fast Asian basket time over constant-RNG time.
-    pub asian_fast_over_constant: f64,
+    pub asian_fast_over_constant: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuBench {
     pub threads: usize,
-    /// u32 words per second of each generator (generated in registers, summed).
-    pub words: Vec<Rate>,
+    /// Streams of the generator fills (the same on 1 and all threads).
+    pub fill_streams: u64,
+    /// Values per block of the generator fills.
+    pub fill_block: u64,
+    /// `rand`'s `SmallRng` on one thread, `next_u32` into a buffer of one block: the baseline
+    /// of issue 6's CPU target.
+    pub small_rng_one_thread: Measured,
     /// Box-Muller normals per second (generated in registers, summed; not written out).
     pub normals: Vec<Rate>,
     /// Asian basket steps per second.
     pub asian: Vec<Rate>,
+}
+
+/// The machine the report was measured on.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostInfo {
+    /// `model name` of /proc/cpuinfo, where there is one.
+    pub cpu_model: Option<String>,
+    /// Hardware threads available to the process.
+    pub threads: usize,
+}
+
+/// One target of issue 6, with what this run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Target {
+    pub target: String,
+    pub measured: String,
+    /// `None`: not judged (a measurement failed, or the target needs what this run cannot
+    /// measure).
+    pub met: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -120,11 +306,18 @@ pub struct BenchReport {
     /// UTC time of the run.
     pub date: String,
     pub warpmc_version: &'static str,
+    pub host: HostInfo,
     pub sizes: BenchSizes,
+    /// The generator comparison table: every generator, GPU and CPU.
+    pub generators: Vec<GeneratorRow>,
     pub gpu: Option<GpuBench>,
     /// Why the GPU part did not run, if it did not.
     pub gpu_skipped: Option<String>,
     pub cpu: Option<CpuBench>,
+    /// Why the CPU part did not run, if it did not.
+    pub cpu_skipped: Option<String>,
+    /// Issue 6's targets against this run's figures.
+    pub targets: Vec<Target>,
 }
 
 /// Which parts of the benchmark to run.
@@ -135,53 +328,116 @@ pub enum Parts {
     Cpu,
 }
 
-/// Run the benchmark: the GPU part where a GPU opens, and the CPU part always.
+/// Run `f`, its error or a panic as text: one failed measurement must not end the run.
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> std::result::Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(p) => {
+            let text = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            Err(format!("{what} panicked: {text}"))
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn host_info() -> HostInfo {
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    });
+    HostInfo { cpu_model, threads: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+}
+
+/// Run the benchmark: the GPU part where a GPU opens, and the CPU part. Measurements that fail
+/// are recorded in the report; the result is an error only if the report itself cannot be made.
 pub fn run(sizes: BenchSizes, parts: Parts, log: &mut dyn FnMut(&str)) -> Result<BenchReport> {
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let (gpu, gpu_skipped) =
-        if parts == Parts::Cpu { (None, Some("not asked for (--only cpu)".into())) } else { run_gpu(&sizes, log) };
-    let cpu = if parts == Parts::Gpu {
-        None
+    let (gpu, gpu_rows, gpu_skipped) = if parts == Parts::Cpu {
+        (None, None, Some("not asked for (--only cpu)".into()))
     } else {
-        log("CPU: normals and Asian basket");
-        Some(cpu_bench(&sizes)?)
+        run_gpu(&sizes, log)
     };
-    Ok(BenchReport { date, warpmc_version: env!("CARGO_PKG_VERSION"), sizes, gpu, gpu_skipped, cpu })
+    let (cpu, cpu_rows, cpu_skipped) = if parts == Parts::Gpu {
+        (None, None, Some("not asked for (--only gpu)".to_string()))
+    } else {
+        match guarded("the CPU benchmark", || cpu_bench(&sizes, log)) {
+            Ok((b, rows)) => (Some(b), Some(rows), None),
+            Err(e) => (None, None, Some(format!("CPU benchmark failed: {e}"))),
+        }
+    };
+    let (mut gpu_rows, mut cpu_rows) = (gpu_rows.map(Vec::into_iter), cpu_rows.map(Vec::into_iter));
+    let generators = GeneratorKind::ALL
+        .iter()
+        .map(|&g| GeneratorRow {
+            generator: g,
+            period: g.period(),
+            gpu_state_bytes: g.gpu_state_bytes(),
+            lanes: g.lanes(),
+            gpu: gpu_rows.as_mut().and_then(Iterator::next),
+            cpu: cpu_rows.as_mut().and_then(Iterator::next),
+        })
+        .collect();
+    let mut report = BenchReport {
+        date,
+        warpmc_version: env!("CARGO_PKG_VERSION"),
+        host: host_info(),
+        sizes,
+        generators,
+        gpu,
+        gpu_skipped,
+        cpu,
+        cpu_skipped,
+        targets: Vec::new(),
+    };
+    report.targets = targets(&report);
+    Ok(report)
 }
 
 #[cfg(feature = "gpu")]
-fn run_gpu(sizes: &BenchSizes, log: &mut dyn FnMut(&str)) -> (Option<GpuBench>, Option<String>) {
+fn run_gpu(
+    sizes: &BenchSizes,
+    log: &mut dyn FnMut(&str),
+) -> (Option<GpuBench>, Option<Vec<GpuGenerator>>, Option<String>) {
     use crate::backend::{BackendKind, BackendOptions};
     let opts = BackendOptions { kind: BackendKind::Gpu, ..Default::default() };
     match crate::backend::gpu::GpuExecutor::new(&opts) {
-        Err(e) => (None, Some(e.to_string())),
-        Ok(exec) => match gpu::bench(&exec, sizes, log) {
-            Ok(b) => (Some(b), None),
-            Err(e) => (None, Some(format!("GPU benchmark failed: {e}"))),
+        Err(e) => (None, None, Some(e.to_string())),
+        Ok(exec) => match guarded("the GPU benchmark", || gpu::bench(&exec, sizes, log)) {
+            Ok((b, rows)) => (Some(b), Some(rows), None),
+            Err(e) => (None, None, Some(format!("GPU benchmark failed: {e}"))),
         },
     }
 }
 
 #[cfg(not(feature = "gpu"))]
-fn run_gpu(_: &BenchSizes, _: &mut dyn FnMut(&str)) -> (Option<GpuBench>, Option<String>) {
-    (None, Some("built without the `gpu` feature".into()))
+fn run_gpu(_: &BenchSizes, _: &mut dyn FnMut(&str)) -> (Option<GpuBench>, Option<Vec<GpuGenerator>>, Option<String>) {
+    (None, None, Some("built without the `gpu` feature".into()))
 }
 
 #[cfg(feature = "gpu")]
 mod gpu {
-    use cudarc::curand::sys::curandRngType_t;
-    use cudarc::driver::DevicePtrMut;
+    use cudarc::curand::result as cr;
+    use cudarc::curand::sys::{self as cs, curandRngType_t};
+    use cudarc::driver::{CudaSlice, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 
     use super::*;
-    use crate::Error;
     use crate::backend::gpu::GpuExecutor;
-    use crate::backend::{FillKind, StreamInit};
-    use crate::generators::GeneratorKind;
+    use crate::bulk::{BulkGenerator, BulkValue, Ordering};
 
-    fn median(mut v: Vec<f64>) -> f64 {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    }
+    /// The seed of both sides of the cuRAND comparisons.
+    const CURAND_SEED: u64 = 1234;
+    /// Values compared between warpmc's and cuRAND's outputs (the start of the last timed call).
+    const CHECK_VALUES: usize = 1 << 20;
 
     fn gpu_err(e: impl std::fmt::Debug) -> Error {
         Error::Gpu(format!("{e:?}"))
@@ -189,14 +445,73 @@ mod gpu {
 
     fn timed(exec: &GpuExecutor, reps: usize, mut work: impl FnMut() -> Result<()>) -> Result<f64> {
         work()?; // warm-up
-        let mut t = Vec::with_capacity(reps);
-        for _ in 0..reps {
+        let mut t = Vec::with_capacity(reps.max(1));
+        for _ in 0..reps.max(1) {
             t.push(exec.time_ms(&mut work)?);
         }
         Ok(median(t))
     }
 
-    pub(super) fn bench(exec: &GpuExecutor, s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<GpuBench> {
+    fn fill_name(g: GeneratorKind, kind: FillKind) -> String {
+        match kind {
+            FillKind::Words => format!("{g}, u32 words"),
+            FillKind::Uniforms => format!("{g}, uniform f32"),
+            FillKind::UniformsF64 => format!("{g}, uniform f64 (53 bits)"),
+            FillKind::Normals(m) => format!("{g} + Box-Muller {}, f32 normals", m.name()),
+        }
+    }
+
+    /// Values per second of `kind` from `streams` streams of `g` into `out` (all of it).
+    fn fill_rate(
+        exec: &GpuExecutor,
+        g: GeneratorKind,
+        kind: FillKind,
+        out: &mut CudaSlice<u32>,
+        streams: u64,
+        reps: usize,
+        write_bandwidth: f64,
+    ) -> Result<Rate> {
+        let wpv = kind.words_per_value();
+        let values = (out.len() / wpv) as u64;
+        let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
+        let mut states = exec.init_states(&init)?;
+        let ms = timed(exec, reps, || exec.launch_fill(kind, &mut out.slice_mut(..), values, &mut states))?;
+        Ok(Rate::new(fill_name(g, kind), values as f64, ms)?.of_bandwidth(4.0 * wpv as f64, write_bandwidth))
+    }
+
+    fn fill(
+        exec: &GpuExecutor,
+        g: GeneratorKind,
+        kind: FillKind,
+        out: &mut CudaSlice<u32>,
+        streams: u64,
+        s: &BenchSizes,
+        write_bandwidth: f64,
+    ) -> Measured {
+        let name = fill_name(g, kind);
+        Measured::from_result(
+            name.clone(),
+            guarded(&name, || fill_rate(exec, g, kind, out, streams, s.reps, write_bandwidth)),
+        )
+    }
+
+    fn setup(exec: &GpuExecutor, g: GeneratorKind, reps: usize) -> Measured {
+        let name = format!("{g}, 10^6 streams");
+        Measured::from_result(
+            name.clone(),
+            guarded(&name, || {
+                let mut states = exec.alloc_streams(g, 0, SETUP_STREAMS)?;
+                let ms = timed(exec, reps, || exec.seed_streams(&mut states, 1))?;
+                Rate::new(name.clone(), SETUP_STREAMS as f64, ms)
+            }),
+        )
+    }
+
+    pub(super) fn bench(
+        exec: &GpuExecutor,
+        s: &BenchSizes,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(GpuBench, Vec<GpuGenerator>)> {
         let stream = exec.stream().clone();
         let n = s.gpu_values as usize;
         let bytes = n as f64 * 4.0;
@@ -209,85 +524,116 @@ mod gpu {
         let copy_bandwidth_bytes = 2.0 * bytes / (copy_ms * 1e-3);
         let write_bandwidth_bytes = bytes / (write_ms * 1e-3);
         drop(other);
+        if !(write_bandwidth_bytes.is_finite() && write_bandwidth_bytes > 0.0) {
+            return Err(Error::Gpu(format!("memset of {bytes} bytes timed at {write_ms} ms")));
+        }
+        let wbw = write_bandwidth_bytes;
 
         // One stream per resident thread: the generator layout of `warpmc generate --streams`.
-        let streams = exec.multiprocessors() as u64 * 2048;
-        let mut fills = Vec::new();
-        let default = GeneratorKind::default();
-        let mut cases = vec![
-            (default, FillKind::Normals(Mode::Fast)),
-            (default, FillKind::Normals(Mode::Exact)),
-            (default, FillKind::Words),
-            (default, FillKind::Uniforms),
-        ];
-        for &g in GeneratorKind::ALL.iter().filter(|&&g| g != default) {
-            cases.push((g, FillKind::Words));
-            cases.push((g, FillKind::Normals(Mode::Fast)));
-        }
-        for (g, kind) in cases {
-            let name = match kind {
-                FillKind::Words => format!("{g}, u32 words"),
-                FillKind::Uniforms => format!("{g}, uniform f32"),
-                FillKind::UniformsF64 => format!("{g}, uniform f64 (53 bits)"),
-                FillKind::Normals(m) => format!("{g} + Box-Muller {}, f32 normals", m.name()),
-            };
-            log(&format!("GPU: {name}"));
-            let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
-            let mut states = exec.init_states(&init)?;
-            let ms = timed(exec, s.reps, || exec.launch_fill(kind, &mut out.slice_mut(..), n as u64, &mut states))?;
-            let rate = n as f64 / (ms * 1e-3);
-            fills.push(Rate {
-                name,
-                per_second: rate,
-                ms,
-                fraction_of_write_bandwidth: Some(rate * 4.0 / write_bandwidth_bytes),
-            });
-        }
-
-        // Stream set-up: 10^6 states computed on the GPU from (seed, stream).
-        let mut stream_setup = Vec::new();
+        let fill_streams = exec.multiprocessors() as u64 * 2048;
+        let mut rows = Vec::new();
         for &g in GeneratorKind::ALL {
-            let count = 1_000_000u64;
-            let mut states = exec.alloc_streams(g, 0, count)?;
-            let ms = timed(exec, s.reps, || exec.seed_streams(&mut states, 1))?;
-            stream_setup.push(Rate {
-                name: format!("{g}, 10^6 streams"),
-                per_second: count as f64 / (ms * 1e-3),
-                ms,
-                fraction_of_write_bandwidth: None,
+            log(&format!("GPU: {g}: u32, f32, fast normals, 10^6 stream set-up"));
+            rows.push(GpuGenerator {
+                words: fill(exec, g, FillKind::Words, &mut out, fill_streams, s, wbw),
+                uniforms: fill(exec, g, FillKind::Uniforms, &mut out, fill_streams, s, wbw),
+                normals_fast: fill(exec, g, FillKind::Normals(Mode::Fast), &mut out, fill_streams, s, wbw),
+                setup: setup(exec, g, s.reps),
             });
         }
+        let default = GeneratorKind::default();
+        let default_row = GeneratorKind::ALL.iter().position(|&g| g == default);
+        log(&format!("GPU: {default} + Box-Muller exact"));
+        let normals = vec![
+            default_row.map_or_else(
+                || Measured::failed(fill_name(default, FillKind::Normals(Mode::Fast)), "not in GeneratorKind::ALL"),
+                |i| rows[i].normals_fast.clone(),
+            ),
+            fill(exec, default, FillKind::Normals(Mode::Exact), &mut out, fill_streams, s, wbw),
+        ];
 
+        // SAFETY: probes for the library only.
+        let curand_present: std::result::Result<(), String> = if unsafe { cs::is_culib_present() } {
+            Ok(())
+        } else {
+            Err("libcurand was not found (set LD_LIBRARY_PATH to CUDA's lib64)".into())
+        };
         let mut curand_normals = Vec::new();
         let mut curand_errors = Vec::new();
-        let mut outf = stream.alloc_zeros::<f32>(n).map_err(gpu_err)?;
-        // SAFETY: probes for the library only.
-        if !unsafe { cudarc::curand::sys::is_culib_present() } {
-            curand_errors.push("libcurand was not found (set LD_LIBRARY_PATH to CUDA's lib64)".into());
-        } else {
-            for (name, kind) in [
-                ("cuRAND XORWOW", curandRngType_t::CURAND_RNG_PSEUDO_XORWOW),
-                ("cuRAND Philox4_32_10", curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10),
-                ("cuRAND MRG32k3a", curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A),
-                ("cuRAND MT19937", curandRngType_t::CURAND_RNG_PSEUDO_MT19937),
-                ("cuRAND MTGP32", curandRngType_t::CURAND_RNG_PSEUDO_MTGP32),
-            ] {
-                log(&format!("GPU: {name}"));
-                match curand_normals_ms(exec, kind, &mut outf, s.reps) {
-                    Ok(ms) => curand_normals.push(Rate {
-                        name: name.into(),
-                        per_second: n as f64 / (ms * 1e-3),
-                        ms,
-                        fraction_of_write_bandwidth: Some(n as f64 * 4.0 / (ms * 1e-3) / write_bandwidth_bytes),
-                    }),
-                    Err(e) => curand_errors.push(format!("{name}: {e}")),
+        match (&curand_present, stream.alloc_zeros::<f32>(n)) {
+            (Err(e), _) => curand_errors.push(e.clone()),
+            (Ok(()), Err(e)) => curand_errors.push(format!("normals: no output buffer: {e:?}")),
+            (Ok(()), Ok(mut outf)) => {
+                for (name, kind) in [
+                    ("cuRAND XORWOW", curandRngType_t::CURAND_RNG_PSEUDO_XORWOW),
+                    ("cuRAND Philox4_32_10", curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10),
+                    ("cuRAND MRG32k3a", curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A),
+                    ("cuRAND MT19937", curandRngType_t::CURAND_RNG_PSEUDO_MT19937),
+                    ("cuRAND MTGP32", curandRngType_t::CURAND_RNG_PSEUDO_MTGP32),
+                ] {
+                    log(&format!("GPU: {name} normals"));
+                    let r = guarded(name, || {
+                        let ms = curand_normals_ms(exec, kind, &mut outf, s.reps)?;
+                        Ok(Rate::new(name, n as f64, ms)?.of_bandwidth(4.0, wbw))
+                    });
+                    match r {
+                        Ok(rate) => curand_normals.push(rate),
+                        Err(e) => curand_errors.push(format!("{name}: {e}")),
+                    }
                 }
             }
         }
-        drop(outf);
-        drop(out);
         let best = curand_normals.iter().map(|r| r.per_second).fold(0.0, f64::max);
-        let speedup = (best > 0.0).then(|| fills[0].per_second / best);
+        let speedup = normals[0].per_second().filter(|_| best > 0.0).map(|ours| ours / best);
+
+        let mut curand = Vec::new();
+        for (g, rng, rng_name, target) in [
+            (GeneratorKind::Xorwow, curandRngType_t::CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 1.0),
+            (GeneratorKind::Mrg32k3aCurand, curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A, "MRG32K3A", 1.5),
+            (GeneratorKind::Philox4x32x10, curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10, "PHILOX4_32_10", 1.0),
+        ] {
+            log(&format!("GPU: {g} beside cuRAND {rng_name}, u32 and f64"));
+            curand.push(same_output::<u32>(exec, g, rng, rng_name, "u32", target, s, &curand_present, wbw));
+            curand.push(same_output::<f64>(exec, g, rng, rng_name, "f64", target, s, &curand_present, wbw));
+        }
+        let mt = GeneratorKind::Mt19937;
+        let mt_words = GeneratorKind::ALL.iter().position(|&g| g == mt).map_or_else(
+            || Measured::failed(fill_name(mt, FillKind::Words), "not in GeneratorKind::ALL"),
+            |i| rows[i].words.clone(),
+        );
+        for (rng, rng_name, target) in [
+            (curandRngType_t::CURAND_RNG_PSEUDO_MT19937, "MT19937", Some(1.0)),
+            (curandRngType_t::CURAND_RNG_PSEUDO_MTGP32, "MTGP32", None),
+        ] {
+            log(&format!("GPU: cuRAND {rng_name} u32"));
+            let name = format!("cuRAND {rng_name}, u32");
+            let theirs = match &curand_present {
+                Err(e) => Measured::failed(name, e),
+                Ok(()) => Measured::from_result(
+                    name.clone(),
+                    guarded(&name, || {
+                        let ms = curand_uniform_ms::<u32>(exec, rng, false, &mut out, s.reps)?;
+                        Ok(Rate::new(name.clone(), n as f64, ms)?.of_bandwidth(4.0, wbw))
+                    }),
+                ),
+            };
+            curand.push(CurandComparison {
+                curand_rng: rng_name,
+                generator: mt,
+                output: "u32",
+                ratio: ratio(&mt_words, &theirs),
+                warpmc: mt_words.clone(),
+                curand: theirs,
+                target_ratio: target,
+                same_output: false,
+                check: format!(
+                    "not the same sequence: warpmc's {mt} streams (one per resident thread) against cuRAND's \
+                     {rng_name} host generator; the same kind of output"
+                ),
+                identical: None,
+            });
+        }
+        drop(out);
 
         let job = AsianBasket::default().kernel_job(s.steps).steps;
         let steps_total = s.gpu_paths as f64 * s.steps as f64;
@@ -302,17 +648,22 @@ mod gpu {
         }
         for (name, g, mode) in asian_cases {
             log(&format!("GPU: {name}"));
-            let mut t = Vec::new();
-            exec.time_asian(&job, g, 1, s.gpu_paths, mode)?;
-            for _ in 0..s.reps {
-                t.push(exec.time_asian(&job, g, 1, s.gpu_paths, mode)?);
-            }
-            let ms = median(t);
-            asian.push(Rate { name, per_second: steps_total / (ms * 1e-3), ms, fraction_of_write_bandwidth: None });
+            let r = guarded(&name, || {
+                exec.time_asian(&job, g, 1, s.gpu_paths, mode)?;
+                let mut t = Vec::new();
+                for _ in 0..s.reps.max(1) {
+                    t.push(exec.time_asian(&job, g, 1, s.gpu_paths, mode)?);
+                }
+                Rate::new(name.clone(), steps_total, median(t))
+            });
+            asian.push(Measured::from_result(name, r));
         }
-        let asian_fast_over_constant = asian[0].ms / asian[2].ms;
+        let asian_fast_over_constant = match (asian[0].rate(), asian[2].rate()) {
+            (Some(fast), Some(constant)) => Some(fast.ms / constant.ms),
+            _ => None,
+        };
 
-        Ok(GpuBench {
+        let bench = GpuBench {
             device: exec.name().to_string(),
             multiprocessors: exec.multiprocessors(),
             module_load_ms: exec.module_load_ms(),
@@ -320,43 +671,271 @@ mod gpu {
             ptx_bytes: crate::ptx().len(),
             copy_bandwidth_bytes,
             write_bandwidth_bytes,
-            fills,
+            fill_streams,
+            normals,
             curand_normals,
             curand_errors,
             speedup_fast_normals_vs_best_curand: speedup,
-            stream_setup,
+            curand,
             asian,
             asian_fast_over_constant,
+        };
+        Ok((bench, rows))
+    }
+
+    fn ratio(ours: &Measured, theirs: &Measured) -> Option<f64> {
+        Some(ours.per_second()? / theirs.per_second()?)
+    }
+
+    /// The first `len` values of `buf`, as words.
+    fn head_words<V: BulkValue + DeviceRepr>(exec: &GpuExecutor, buf: &CudaSlice<V>, len: usize) -> Result<Vec<u32>> {
+        let head = exec.stream().clone_dtoh(&buf.slice(..len)).map_err(gpu_err)?;
+        let mut words = Vec::with_capacity(len * V::KIND.words_per_value());
+        head.iter().for_each(|v| v.push_words(&mut words));
+        Ok(words)
+    }
+
+    /// warpmc's cuRAND-compatible bulk mode beside cuRAND's host API, the same seed, offset 0 and
+    /// legacy ordering on both, the same calls (a warm-up, then the timed ones) into device
+    /// memory; then the start of the last call's output of each side, compared bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    fn same_output<V>(
+        exec: &GpuExecutor,
+        g: GeneratorKind,
+        rng: curandRngType_t,
+        rng_name: &'static str,
+        output: &'static str,
+        target: f64,
+        s: &BenchSizes,
+        curand_present: &std::result::Result<(), String>,
+        write_bandwidth: f64,
+    ) -> CurandComparison
+    where
+        V: BulkValue + DeviceRepr + ValidAsZeroBits,
+        cs::curandGenerator_t: cr::UniformFill<V>,
+    {
+        let n = s.gpu_values as usize;
+        let head = n.min(CHECK_VALUES);
+        let bytes = 4.0 * V::KIND.words_per_value() as f64;
+        let ours_name = format!("{g}, cuRAND legacy ordering (warpmc::bulk), {output}");
+        let theirs_name = format!("cuRAND {rng_name}, legacy ordering, {output}");
+        let row = |warpmc: Measured, curand: Measured, check: String, identical: Option<bool>| CurandComparison {
+            curand_rng: rng_name,
+            generator: g,
+            output,
+            ratio: ratio(&warpmc, &curand),
+            warpmc,
+            curand,
+            target_ratio: Some(target),
+            same_output: true,
+            check,
+            identical,
+        };
+        let mut buf = match exec.stream().alloc_zeros::<V>(n) {
+            Ok(b) => b,
+            Err(e) => {
+                let e = gpu_err(e);
+                return row(
+                    Measured::failed(ours_name, &e),
+                    Measured::failed(theirs_name, &e),
+                    "not compared: no output buffer".into(),
+                    None,
+                );
+            }
+        };
+        let ours = guarded(&ours_name, || {
+            let mut b = BulkGenerator::new(exec, g);
+            b.set_seed(CURAND_SEED);
+            b.set_offset(0);
+            b.set_ordering(Ordering::CurandLegacy)?;
+            // Each call uploads the lanes' start words and launches: both are the mode's cost.
+            let ms = timed(exec, s.reps, || b.generate_device(&mut buf))?;
+            let rate = Rate::new(ours_name.clone(), n as f64, ms)?.of_bandwidth(bytes, write_bandwidth);
+            Ok((rate, head_words(exec, &buf, head)?))
+        });
+        let theirs = match curand_present {
+            Err(e) => Err(e.clone()),
+            Ok(()) => guarded(&theirs_name, || {
+                // Zeroed first, so that the values compared below can only be cuRAND's.
+                exec.stream().memset_zeros(&mut buf).map_err(gpu_err)?;
+                let ms = curand_uniform_ms::<V>(exec, rng, true, &mut buf, s.reps)?;
+                let rate = Rate::new(theirs_name.clone(), n as f64, ms)?.of_bandwidth(bytes, write_bandwidth);
+                Ok((rate, head_words(exec, &buf, head)?))
+            }),
+        };
+        let (check, identical) = match (&ours, &theirs) {
+            (Ok((_, a)), Ok((_, b))) => {
+                let wpv = V::KIND.words_per_value();
+                match a.chunks(wpv).zip(b.chunks(wpv)).position(|(x, y)| x != y) {
+                    None if a.len() == b.len() => {
+                        (format!("identical: the first {head} values of the last timed call, bit for bit"), Some(true))
+                    }
+                    None => (format!("DIFFERENT lengths read back: {} and {} words", a.len(), b.len()), Some(false)),
+                    Some(i) => (
+                        format!(
+                            "DIFFERENT: value {i} of the last timed call is {:?} (warpmc) and {:?} (cuRAND), as words",
+                            &a[i * wpv..(i + 1) * wpv],
+                            &b[i * wpv..(i + 1) * wpv]
+                        ),
+                        Some(false),
+                    ),
+                }
+            }
+            _ => ("not compared: a side failed".to_string(), None),
+        };
+        let measured = |r: std::result::Result<(Rate, Vec<u32>), String>, name: String| {
+            Measured::from_result(name, r.map(|(rate, _)| rate))
+        };
+        row(measured(ours, ours_name), measured(theirs, theirs_name), check, identical)
+    }
+
+    /// A cuRAND host-API generator on the executor's stream, destroyed when dropped.
+    struct CurandGenerator(cs::curandGenerator_t);
+
+    impl CurandGenerator {
+        /// `kind` seeded with [`CURAND_SEED`]; with `legacy`, offset 0 and
+        /// `CURAND_ORDERING_PSEUDO_LEGACY` (cuRAND's default ordering differs for MRG32k3a).
+        fn new(exec: &GpuExecutor, kind: curandRngType_t, legacy: bool) -> Result<Self> {
+            let err = |what: &'static str| move |e: cr::CurandError| Error::Gpu(format!("cuRAND {what}: {e:?}"));
+            let g = Self(cr::create_generator_kind(kind).map_err(err("create generator"))?);
+            // SAFETY: `g.0` is a live generator (destroyed only in Drop); the stream is the
+            // executor's, alive as long as `exec`.
+            unsafe {
+                cr::set_stream(g.0, exec.stream().cu_stream() as _).map_err(err("set stream"))?;
+                cr::set_seed(g.0, CURAND_SEED).map_err(err("set seed"))?;
+                if legacy {
+                    cr::set_offset(g.0, 0).map_err(err("set offset"))?;
+                    cs::curandSetGeneratorOrdering(g.0, cs::curandOrdering_t::CURAND_ORDERING_PSEUDO_LEGACY)
+                        .result()
+                        .map_err(err("set ordering"))?;
+                }
+            }
+            Ok(g)
+        }
+    }
+
+    impl Drop for CurandGenerator {
+        fn drop(&mut self) {
+            // SAFETY: created in `new`, destroyed once. Destroying only fails for an invalid
+            // handle, which this cannot be.
+            let _ = unsafe { cr::destroy_generator(self.0) };
+        }
+    }
+
+    /// Median ms of `curandGenerate` (u32) or `curandGenerateUniformDouble` (f64) filling `out`.
+    fn curand_uniform_ms<V: DeviceRepr>(
+        exec: &GpuExecutor,
+        kind: curandRngType_t,
+        legacy: bool,
+        out: &mut CudaSlice<V>,
+        reps: usize,
+    ) -> Result<f64>
+    where
+        cs::curandGenerator_t: cr::UniformFill<V>,
+    {
+        let stream = exec.stream().clone();
+        let generator = CurandGenerator::new(exec, kind, legacy)?;
+        let n = out.len();
+        timed(exec, reps, || {
+            let (ptr, _sync) = out.device_ptr_mut(&stream);
+            // SAFETY: the generator is live; `out` holds `n` values of `V` and outlives the call;
+            // all work is on the executor's stream.
+            unsafe { <cs::curandGenerator_t as cr::UniformFill<V>>::fill(generator.0, ptr as *mut V, n) }
+                .map_err(gpu_err)
         })
     }
 
     fn curand_normals_ms(
         exec: &GpuExecutor,
         kind: curandRngType_t,
-        out: &mut cudarc::driver::CudaSlice<f32>,
+        out: &mut CudaSlice<f32>,
         reps: usize,
     ) -> Result<f64> {
-        use cudarc::curand::result as cr;
         let stream = exec.stream().clone();
-        let generator = cr::create_generator_kind(kind).map_err(gpu_err)?;
+        let generator = CurandGenerator::new(exec, kind, false)?;
         let n = out.len();
-        let result = (|| {
-            // SAFETY: `generator` is live until destroyed below; `out` holds `n` floats and outlives
-            // every call; all work is on the executor's stream.
-            unsafe {
-                cr::set_stream(generator, stream.cu_stream() as _).map_err(gpu_err)?;
-                cr::set_seed(generator, 1234).map_err(gpu_err)?;
-            }
-            timed(exec, reps, || {
-                let (ptr, _sync) = out.device_ptr_mut(&stream);
-                // SAFETY: as above.
-                unsafe { cr::generate::normal_f32(generator, ptr as *mut f32, n, 0.0, 1.0) }.map_err(gpu_err)
-            })
-        })();
-        // SAFETY: created above, destroyed once.
-        unsafe { cr::destroy_generator(generator) }.map_err(gpu_err)?;
-        result
+        timed(exec, reps, || {
+            let (ptr, _sync) = out.device_ptr_mut(&stream);
+            // SAFETY: as in `curand_uniform_ms`.
+            unsafe { cr::generate::normal_f32(generator.0, ptr as *mut f32, n, 0.0, 1.0) }.map_err(gpu_err)
+        })
     }
+}
+
+/// Words (or values) per second of `chunk`, which produces some and says how many: one warm-up
+/// call, then `cpu_reps` repetitions of whole calls until `cpu_rep_ms` has passed; the median
+/// rate, and the time of one call at that rate (ms).
+fn cpu_timed(s: &BenchSizes, mut chunk: impl FnMut() -> Result<u64>) -> Result<(f64, f64)> {
+    chunk()?;
+    let least = std::time::Duration::from_millis(s.cpu_rep_ms);
+    let mut rates = Vec::new();
+    let mut per_call = Vec::new();
+    for _ in 0..s.cpu_reps.max(1) {
+        let start = Instant::now();
+        let (mut count, mut calls) = (0u64, 0u64);
+        while calls == 0 || start.elapsed() < least {
+            count += chunk()?;
+            calls += 1;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        rates.push(count as f64 / secs);
+        per_call.push(count as f64 / calls as f64);
+    }
+    let rate = median(rates);
+    Ok((rate, median(per_call) / rate * 1e3))
+}
+
+fn cpu_rate(name: String, s: &BenchSizes, chunk: impl FnMut() -> Result<u64>) -> Measured {
+    match cpu_timed(s, chunk) {
+        Ok((per_second, ms)) if per_second.is_finite() && per_second > 0.0 => {
+            Measured::Ok(Rate { name, per_second, ms, fraction_of_write_bandwidth: None })
+        }
+        Ok((per_second, _)) => Measured::failed(name, format!("measured {per_second} per second")),
+        Err(e) => Measured::failed(name, e),
+    }
+}
+
+/// Values per CPU fill block: about `target`, in whole rows of `streams` streams (the filler's
+/// rule for every block but the last).
+fn block_len(target: u64, streams: u64) -> u64 {
+    let row = GROUP as u64 * streams;
+    target.max(1).div_ceil(row) * row
+}
+
+fn threads_label(t: usize) -> String {
+    format!("{t} thread{}", if t == 1 { "" } else { "s" })
+}
+
+/// u32 words per second through `exec`'s filler (the path of `warpmc generate`).
+fn cpu_fill(exec: &CpuExecutor, g: GeneratorKind, streams: u64, buf: &mut [u32], s: &BenchSizes) -> Measured {
+    let name = format!("{g}, u32 words, {}", threads_label(exec.threads()));
+    let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
+    let mut filler = match exec.filler(FillKind::Words, &init) {
+        Ok(f) => f,
+        Err(e) => return Measured::failed(name, e),
+    };
+    cpu_rate(name, s, || {
+        filler.fill(buf)?;
+        std::hint::black_box(&mut *buf);
+        Ok(buf.len() as u64)
+    })
+}
+
+/// Words per second of one stream of `G` on this thread, summed in registers.
+fn cpu_words_in_registers<G: Generator>(name: String, s: &BenchSizes) -> Measured {
+    const CHUNK: u64 = 1 << 16;
+    let mut rng = G::stream(7, 0);
+    let mut acc = 0u32;
+    let m = cpu_rate(name, s, || {
+        for _ in 0..CHUNK {
+            // Opaque to the optimiser: otherwise it sums a counter (`adder`) in closed form and
+            // reports trillions of words per second.
+            acc = std::hint::black_box(acc.wrapping_add(rng.next_u32()));
+        }
+        Ok(CHUNK)
+    });
+    std::hint::black_box(acc);
+    m
 }
 
 /// Normals per second on `threads` threads, generated and summed in registers.
@@ -380,32 +959,42 @@ fn cpu_normals<M: MathMode>(pool: &CpuExecutor, threads: usize, per_thread: u64)
     (threads as u64 * per_thread) as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Words per second of generator `G` on `threads` threads (one stream each), summed in registers.
-fn cpu_words<G: Generator>(pool: &CpuExecutor, threads: usize, per_thread: u64) -> f64 {
-    let start = Instant::now();
-    let sink: u64 = pool.install(|| {
-        (0..threads as u64)
-            .into_par_iter()
-            .map(|t| {
-                let mut rng = G::stream(7, t);
-                let mut acc = 0u32;
-                for _ in 0..per_thread {
-                    // Opaque to the optimiser: otherwise it sums a counter (`adder`) in closed
-                    // form and reports trillions of words per second.
-                    acc = std::hint::black_box(acc.wrapping_add(rng.next_u32()));
-                }
-                acc as u64
-            })
-            .sum()
-    });
-    std::hint::black_box(sink);
-    (threads as u64 * per_thread) as f64 / start.elapsed().as_secs_f64()
-}
-
-fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
+fn cpu_bench(s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<(CpuBench, Vec<CpuGenerator>)> {
     let all = CpuExecutor::new(None)?;
     let one = CpuExecutor::new(Some(1))?;
     let threads = all.threads();
+    // Enough streams for every thread to have several, and the same layout on 1 and all
+    // threads so that the two rates are of the same work.
+    let fill_streams = (4 * threads as u64).max(64);
+    let block = block_len(s.cpu_fill_block, fill_streams);
+    let mut buf = vec![0u32; block as usize];
+
+    let mut rows = Vec::new();
+    for &g in GeneratorKind::ALL {
+        log(&format!("CPU: {g}, u32 words on 1 and {threads} threads"));
+        let one_thread = cpu_fill(&one, g, fill_streams, &mut buf, s);
+        let all_threads = cpu_fill(&all, g, fill_streams, &mut buf, s);
+        let name = format!("{g}, u32 words in registers, 1 thread");
+        let in_registers_one_thread = with_generator!(g, G => cpu_words_in_registers::<G>(name, s));
+        rows.push(CpuGenerator {
+            all_threads_per_core: all_threads.per_second().map(|r| r / threads as f64),
+            one_thread,
+            all_threads,
+            in_registers_one_thread,
+        });
+    }
+
+    log("CPU: rand's SmallRng, 1 thread");
+    let mut small = rand::rngs::SmallRng::seed_from_u64(1);
+    let small_rng_one_thread = cpu_rate("rand SmallRng, u32 words into a buffer, 1 thread".into(), s, || {
+        for w in buf.iter_mut() {
+            *w = rand::Rng::next_u32(&mut small);
+        }
+        std::hint::black_box(&mut buf);
+        Ok(buf.len() as u64)
+    });
+
+    log("CPU: normals and Asian basket");
     let mut normals = Vec::new();
     for (exec, t) in [(&one, 1usize), (&all, threads)] {
         for (mode, rate) in [
@@ -413,22 +1002,9 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
             ("exact", cpu_normals::<Exact>(exec, t, s.cpu_values_per_thread)),
         ] {
             normals.push(Rate {
-                name: format!("Box-Muller {mode}, {t} thread{}", if t == 1 { "" } else { "s" }),
+                name: format!("Box-Muller {mode}, {}", threads_label(t)),
                 per_second: rate,
                 ms: (t as u64 * s.cpu_values_per_thread) as f64 / rate * 1e3,
-                fraction_of_write_bandwidth: None,
-            });
-        }
-    }
-    let mut words = Vec::new();
-    for &g in GeneratorKind::ALL {
-        for (exec, t) in [(&one, 1usize), (&all, threads)] {
-            let n = s.cpu_values_per_thread * 4;
-            let rate = with_generator!(g, G => cpu_words::<G>(exec, t, n));
-            words.push(Rate {
-                name: format!("{g}, u32 words, {t} thread{}", if t == 1 { "" } else { "s" }),
-                per_second: rate,
-                ms: (t as u64 * n) as f64 / rate * 1e3,
                 fraction_of_write_bandwidth: None,
             });
         }
@@ -445,14 +1021,192 @@ fn cpu_bench(s: &BenchSizes) -> Result<CpuBench> {
             };
             let secs = start.elapsed().as_secs_f64();
             asian.push(Rate {
-                name: format!("Asian basket {name}, {t} thread{}", if t == 1 { "" } else { "s" }),
+                name: format!("Asian basket {name}, {}", threads_label(t)),
                 per_second: paths as f64 * s.steps as f64 / secs,
                 ms: secs * 1e3,
                 fraction_of_write_bandwidth: None,
             });
         }
     }
-    Ok(CpuBench { threads, words, normals, asian })
+    let bench = CpuBench { threads, fill_streams, fill_block: block, small_rng_one_thread, normals, asian };
+    Ok((bench, rows))
+}
+
+/// Issue 6's targets against the report's figures.
+fn targets(r: &BenchReport) -> Vec<Target> {
+    let mut t = Vec::new();
+    let row = |g: GeneratorKind| r.generators.iter().find(|x| x.generator == g);
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let no_gpu = || format!("GPU part not run: {}", r.gpu_skipped.as_deref().unwrap_or("no GPU figures"));
+
+    {
+        let target = "warp-shfl u32 words at >= 95% of the write bandwidth".to_string();
+        let words = row(GeneratorKind::WarpShfl).and_then(|x| x.gpu.as_ref()).map(|gpu| &gpu.words);
+        t.push(match words {
+            None => Target { target, measured: no_gpu(), met: None },
+            Some(Measured::Failed { error, .. }) => Target { target, measured: format!("failed: {error}"), met: None },
+            Some(Measured::Ok(rate)) => {
+                let f = rate.fraction_of_write_bandwidth.unwrap_or(0.0);
+                Target {
+                    target,
+                    measured: format!("{} ({} G words/s)", pct(f), fmt_g(rate.per_second)),
+                    met: Some(f >= 0.95),
+                }
+            }
+        });
+    }
+
+    {
+        let target = "every generator of 20 or fewer instructions per word at >= 90% of the write bandwidth \
+                      (u32 words)"
+            .to_string();
+        let figures: Vec<(GeneratorKind, Option<f64>)> = r
+            .generators
+            .iter()
+            .filter_map(|x| {
+                x.gpu.as_ref().map(|gpu| (x.generator, gpu.words.rate().and_then(|r| r.fraction_of_write_bandwidth)))
+            })
+            .collect();
+        if figures.is_empty() {
+            t.push(Target { target, measured: no_gpu(), met: None });
+        } else {
+            let list = |keep: &dyn Fn(Option<f64>) -> bool| {
+                let v: Vec<String> = figures
+                    .iter()
+                    .filter(|(_, f)| keep(*f))
+                    .map(|(g, f)| match f {
+                        Some(f) => format!("{g} {}", pct(*f)),
+                        None => g.to_string(),
+                    })
+                    .collect();
+                if v.is_empty() { "none".to_string() } else { v.join(", ") }
+            };
+            let measured = format!(
+                "at >= 90%: {}; below: {}; failed: {}. Instructions per word are not counted by this run: \
+                 read the shares against each generator's count",
+                list(&|f| f.is_some_and(|f| f >= 0.9)),
+                list(&|f| f.is_some_and(|f| f < 0.9)),
+                list(&|f| f.is_none()),
+            );
+            t.push(Target { target, measured, met: None });
+        }
+    }
+
+    {
+        let target = "every algorithm cuRAND also has at least as fast as cuRAND's host API for the same output, \
+                      MRG32k3a at least 1.5x"
+            .to_string();
+        match &r.gpu {
+            None => t.push(Target { target, measured: no_gpu(), met: None }),
+            Some(gpu) => {
+                let judged: Vec<&CurandComparison> = gpu.curand.iter().filter(|c| c.target_ratio.is_some()).collect();
+                let parts: Vec<String> = judged
+                    .iter()
+                    .map(|c| {
+                        let same = if c.same_output { "same output" } else { "same kind of output" };
+                        match c.ratio {
+                            Some(x) => format!(
+                                "{} {} {x:.2}x (target {}x, {same})",
+                                c.curand_rng,
+                                c.output,
+                                c.target_ratio.unwrap_or(1.0)
+                            ),
+                            None => format!("{} {} not measured", c.curand_rng, c.output),
+                        }
+                    })
+                    .collect();
+                let met = if judged.is_empty() || judged.iter().any(|c| c.ratio.is_none()) {
+                    None
+                } else {
+                    Some(judged.iter().all(|c| c.ratio.unwrap_or(0.0) >= c.target_ratio.unwrap_or(1.0)))
+                };
+                t.push(Target { target, measured: parts.join("; "), met });
+            }
+        }
+    }
+
+    {
+        let target = "stream set-up for 10^6 GPU streams under 5 ms, whatever the generator".to_string();
+        let setups: Vec<(GeneratorKind, &Measured)> =
+            r.generators.iter().filter_map(|x| x.gpu.as_ref().map(|gpu| (x.generator, &gpu.setup))).collect();
+        if setups.is_empty() {
+            t.push(Target { target, measured: no_gpu(), met: None });
+        } else {
+            let over: Vec<String> = setups
+                .iter()
+                .filter_map(|(g, m)| m.rate().filter(|r| r.ms >= 5.0).map(|r| format!("{g} {:.2} ms", r.ms)))
+                .collect();
+            let failed: Vec<String> =
+                setups.iter().filter(|(_, m)| m.rate().is_none()).map(|(g, _)| g.to_string()).collect();
+            let slowest =
+                setups.iter().filter_map(|(g, m)| m.rate().map(|r| (*g, r.ms))).max_by(|a, b| a.1.total_cmp(&b.1));
+            let mut measured = match slowest {
+                Some((g, ms)) => format!("slowest {g} {ms:.3} ms"),
+                None => "no figure".into(),
+            };
+            if !over.is_empty() {
+                measured += &format!("; at or over 5 ms: {}", over.join(", "));
+            }
+            if !failed.is_empty() {
+                measured += &format!("; failed: {}", failed.join(", "));
+            }
+            let met = if failed.is_empty() { Some(over.is_empty()) } else { None };
+            t.push(Target { target, measured, met });
+        }
+    }
+
+    {
+        let target = "CPU: the fastest generator's u32 words per core faster than rand's SmallRng".to_string();
+        match &r.cpu {
+            None => t.push(Target {
+                target,
+                measured: format!("CPU part not run: {}", r.cpu_skipped.as_deref().unwrap_or("no CPU figures")),
+                met: None,
+            }),
+            Some(cpu) => {
+                // Judged on the generators one would use: README's baselines (a counter, and LCGs
+                // whose low bits are short-period patterns or that give 31 bits a word) are named
+                // beside, not counted.
+                let baseline = |g: GeneratorKind| CPU_BASELINES.contains(&g);
+                let best = |of_baselines: bool, f: &dyn Fn(&CpuGenerator) -> Option<f64>| {
+                    r.generators
+                        .iter()
+                        .filter(|x| baseline(x.generator) == of_baselines)
+                        .filter_map(|x| x.cpu.as_ref().and_then(f).map(|v| (x.generator, v)))
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                };
+                let fill = best(false, &|c| c.one_thread.per_second());
+                let small = cpu.small_rng_one_thread.per_second();
+                let m = |x: f64| format!("{:.0} M", x / 1e6);
+                let mut measured = match (fill, small) {
+                    (Some((g, v)), Some(sr)) => format!(
+                        "fastest through the filler on 1 thread: {g} {} words/s against SmallRng {} words/s ({:.2}x)",
+                        m(v),
+                        m(sr),
+                        v / sr
+                    ),
+                    (_, None) => {
+                        format!("SmallRng failed: {}", cpu.small_rng_one_thread.error().unwrap_or("no figure"))
+                    }
+                    (None, _) => "no generator figure".into(),
+                };
+                if let Some((g, v)) = best(false, &|c| c.all_threads_per_core) {
+                    measured += &format!("; per core on {} threads: {g} {} words/s", cpu.threads, m(v));
+                }
+                let names: Vec<&str> = CPU_BASELINES.iter().map(|g| g.name()).collect();
+                measured += &format!("; baselines left out ({})", names.join(", "));
+                if let Some((g, v)) = best(true, &|c| c.one_thread.per_second()) {
+                    measured += &format!(", the fastest of them {g} {} words/s", m(v));
+                }
+                let met = match (fill, small) {
+                    (Some((_, v)), Some(sr)) => Some(v > sr),
+                    _ => None,
+                };
+                t.push(Target { target, measured, met });
+            }
+        }
+    }
+    t
 }
 
 fn si(x: f64) -> String {
@@ -465,13 +1219,57 @@ fn si(x: f64) -> String {
     }
 }
 
+/// Billions, one decimal (two below 10, where the slow generators are).
+fn fmt_g(x: f64) -> String {
+    let g = x / 1e9;
+    if g < 10.0 { format!("{g:.2}") } else { format!("{g:.1}") }
+}
+
+/// Millions, one decimal.
+fn fmt_m(x: f64) -> String {
+    format!("{:.1}", x / 1e6)
+}
+
+/// A table cell: `show` of the rate, or "failed" (the error is listed under the table).
+fn cell(m: Option<&Measured>, show: impl Fn(&Rate) -> String, failures: &mut Vec<String>) -> String {
+    match m {
+        None => "—".into(),
+        Some(Measured::Ok(r)) => show(r),
+        Some(Measured::Failed { name, error }) => {
+            failures.push(format!("{name}: {error}"));
+            "failed".into()
+        }
+    }
+}
+
+fn table_text(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn push_failures(m: &mut String, failures: &mut Vec<String>) {
+    if !failures.is_empty() {
+        *m += "\nNot measured:\n\n";
+        for f in failures.drain(..) {
+            *m += &format!("- {}\n", table_text(&f));
+        }
+    }
+    *m += "\n";
+}
+
 impl BenchReport {
     /// A Markdown section for BENCHMARKS.md.
     pub fn markdown(&self) -> String {
         let mut m = String::new();
+        let mut failures = Vec::new();
         let device = self.gpu.as_ref().map(|g| g.device.as_str()).unwrap_or("CPU only");
         m += &format!("### {device}, {}\n\n", self.date);
-        m += &format!("warpmc {}; sizes: {:?}\n\n", self.warpmc_version, self.sizes);
+        m += &format!(
+            "warpmc {}; host CPU: {} ({} threads); sizes: {:?}\n\n",
+            self.warpmc_version,
+            self.host.cpu_model.as_deref().unwrap_or("model unknown"),
+            self.host.threads,
+            self.sizes
+        );
         if let Some(g) = &self.gpu {
             m += &format!(
                 "GPU: {} ({} SMs). Device-to-device copy {:.0} GB/s (read + write); write bandwidth (memset) {:.0} GB/s = {} floats/s.\n\n",
@@ -487,42 +1285,173 @@ impl BenchReport {
                 g.ptx_bytes as f64 / 1024.0,
                 g.module_load_ms
             );
-            m += "| generator (GPU, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
-            for r in g.fills.iter().chain(&g.curand_normals) {
+        } else if let Some(why) = &self.gpu_skipped {
+            m += &format!("GPU part not run: {why}\n\n");
+        }
+        if self.cpu.is_none()
+            && let Some(why) = &self.cpu_skipped
+        {
+            m += &format!("CPU part not run: {why}\n\n");
+        }
+
+        let mut how = vec!["**Generators.**".to_string()];
+        if let Some(g) = &self.gpu {
+            how.push(format!(
+                "GPU: u32 words written to device memory by {} streams (one per resident thread), median of {}; \
+                 stream set-up: 10^6 states computed on the GPU.",
+                g.fill_streams, self.sizes.reps
+            ));
+        }
+        if let Some(c) = &self.cpu {
+            how.push(format!(
+                "CPU: u32 words through the CPU backend's filler (the path of `warpmc generate`), {} streams, \
+                 blocks of {} words, median of {} repetitions of at least {} ms.",
+                c.fill_streams, c.fill_block, self.sizes.cpu_reps, self.sizes.cpu_rep_ms
+            ));
+        }
+        m += &how.join(" ");
+        m += "\n\n| generator | period | state B/thread | GPU G words/s | % of write BW | set-up 10^6 streams ms | CPU 1 thread M words/s | CPU all threads M words/s |\n";
+        m += "|---|---|---:|---:|---:|---:|---:|---:|\n";
+        for row in &self.generators {
+            let state = if row.lanes > 1 {
+                format!("{} ({} lanes share a state)", row.gpu_state_bytes, row.lanes)
+            } else {
+                row.gpu_state_bytes.to_string()
+            };
+            let gpu = row.gpu.as_ref();
+            let cpu = row.cpu.as_ref();
+            let words = cell(gpu.map(|x| &x.words), |r| fmt_g(r.per_second), &mut failures);
+            let share = match gpu.and_then(|x| x.words.rate()).and_then(|r| r.fraction_of_write_bandwidth) {
+                Some(f) => format!("{:.1}%", 100.0 * f),
+                None => "—".into(),
+            };
+            let setup = cell(gpu.map(|x| &x.setup), |r| format!("{:.3}", r.ms), &mut failures);
+            let one = cell(cpu.map(|x| &x.one_thread), |r| fmt_m(r.per_second), &mut failures);
+            let per_core = cpu.and_then(|x| x.all_threads_per_core);
+            let all = cell(
+                cpu.map(|x| &x.all_threads),
+                |r| match per_core {
+                    Some(p) => format!("{} ({}/core)", fmt_m(r.per_second), fmt_m(p)),
+                    None => fmt_m(r.per_second),
+                },
+                &mut failures,
+            );
+            m += &format!(
+                "| {} | {} | {state} | {words} | {share} | {setup} | {one} | {all} |\n",
+                row.generator,
+                table_text(row.period)
+            );
+        }
+        if let Some(c) = &self.cpu {
+            let small = cell(Some(&c.small_rng_one_thread), |r| fmt_m(r.per_second), &mut failures);
+            m += &format!(
+                "\nCPU baseline: rand's SmallRng (xoshiro256++ on 64-bit targets), `next_u32` into a buffer of {} words, 1 thread: **{small} M words/s**.\n",
+                c.fill_block
+            );
+        }
+        push_failures(&mut m, &mut failures);
+
+        if let Some(g) = &self.gpu {
+            m += "**warpmc beside cuRAND's host API** (GPU, into device memory; warpmc's cuRAND-compatible mode is `warpmc::bulk` with `Ordering::CurandLegacy`, timed per call including its upload of the lanes' start words; same seed, offset 0, legacy ordering on both sides).\n\n";
+            m += "| algorithm | output | warpmc G values/s | cuRAND G values/s | warpmc / cuRAND | target | same output |\n";
+            m += "|---|---|---:|---:|---:|---:|---|\n";
+            for c in &g.curand {
+                let ours = cell(Some(&c.warpmc), |r| fmt_g(r.per_second), &mut failures);
+                let theirs = cell(Some(&c.curand), |r| fmt_g(r.per_second), &mut failures);
+                let ratio = c.ratio.map_or("—".into(), |x| format!("{x:.2}x"));
+                let target = c.target_ratio.map_or("reference".into(), |x| format!("{x}x"));
+                let same = match (c.same_output, c.identical) {
+                    (true, Some(true)) => format!("yes ({})", c.check),
+                    (true, Some(false)) => format!("**NO** ({})", c.check),
+                    (true, None) => format!("yes by construction ({})", c.check),
+                    (false, _) => format!("no ({})", c.check),
+                };
                 m += &format!(
-                    "| {} | {} | {:.3} | {:.0}% |\n",
-                    r.name,
-                    si(r.per_second),
-                    r.ms,
-                    100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0)
+                    "| {} ({}) | {} | {ours} | {theirs} | {ratio} | {target} | {} |\n",
+                    c.curand_rng,
+                    c.generator,
+                    c.output,
+                    table_text(&same)
                 );
+            }
+            push_failures(&mut m, &mut failures);
+        }
+
+        if !self.targets.is_empty() {
+            m += "**Targets of issue 6** (figures of this run, not asserts):\n\n";
+            for t in &self.targets {
+                let status = match t.met {
+                    Some(true) => "met",
+                    Some(false) => "**not met**",
+                    None => "not judged",
+                };
+                m += &format!("- {status}: {}: {}\n", t.target, t.measured);
+            }
+            m += "\n";
+        }
+
+        if let Some(g) = &self.gpu {
+            m += "**GPU fills by output** (values/s to device memory, share of the write bandwidth):\n\n";
+            m += "| generator | u32 words | uniform f32 | f32 normals, Box-Muller fast |\n|---|---:|---:|---:|\n";
+            let show = |r: &Rate| {
+                format!("{} ({:.0}%)", si(r.per_second), 100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0))
+            };
+            for row in &self.generators {
+                let Some(x) = &row.gpu else { continue };
+                // Failures of this table's cells other than u32 were not listed above.
+                let mut ignore = Vec::new();
+                m += &format!(
+                    "| {} | {} | {} | {} |\n",
+                    row.generator,
+                    cell(Some(&x.words), show, &mut ignore),
+                    cell(Some(&x.uniforms), show, &mut failures),
+                    cell(Some(&x.normals_fast), show, &mut failures)
+                );
+            }
+            push_failures(&mut m, &mut failures);
+
+            m +=
+                "| normals (GPU, f32, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
+            let curand_normals = g.curand_normals.iter().cloned().map(Measured::Ok);
+            for r in g.normals.iter().cloned().chain(curand_normals) {
+                let name = r.name().to_string();
+                let text = cell(
+                    Some(&r),
+                    |r| {
+                        format!(
+                            "{} | {:.3} | {:.0}%",
+                            si(r.per_second),
+                            r.ms,
+                            100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0)
+                        )
+                    },
+                    &mut failures,
+                );
+                let text = if text == "failed" { "failed | | ".to_string() } else { text };
+                m += &format!("| {name} | {text} |\n");
             }
             if let Some(x) = g.speedup_fast_normals_vs_best_curand {
                 m += &format!("\nFast normals over cuRAND's fastest normals: **{x:.2}x**.\n");
             }
             for e in &g.curand_errors {
-                m += &format!("\ncuRAND not measured: {e}\n");
+                m += &format!("\ncuRAND not measured: {}\n", table_text(e));
             }
-            m += "\n| stream set-up (GPU) | ms |\n|---|---:|\n";
-            for r in &g.stream_setup {
-                m += &format!("| {} | {:.3} |\n", r.name, r.ms);
-            }
-            m += "\n| Asian basket (GPU, 256 steps) | MSteps/s | ms |\n|---|---:|---:|\n";
+            push_failures(&mut m, &mut failures);
+
+            m += &format!("| Asian basket (GPU, {} steps) | MSteps/s | ms |\n|---|---:|---:|\n", self.sizes.steps);
             for r in &g.asian {
-                m += &format!("| {} | {:.0} | {:.2} |\n", r.name, r.per_second / 1e6, r.ms);
+                let text = cell(Some(r), |r| format!("{:.0} | {:.2}", r.per_second / 1e6, r.ms), &mut failures);
+                let text = if text == "failed" { "failed | ".to_string() } else { text };
+                m += &format!("| {} | {text} |\n", r.name());
             }
-            m += &format!(
-                "\nFast Asian basket time over constant-RNG time: **{:.2}x**.\n\n",
-                g.asian_fast_over_constant
-            );
-        } else if let Some(why) = &self.gpu_skipped {
-            m += &format!("GPU part not run: {why}\n\n");
+            if let Some(x) = g.asian_fast_over_constant {
+                m += &format!("\nFast Asian basket time over constant-RNG time: **{x:.2}x**.\n");
+            }
+            push_failures(&mut m, &mut failures);
         }
+
         if let Some(cpu) = &self.cpu {
             m += &format!("CPU ({} threads):\n\n| CPU | per second | ms |\n|---|---:|---:|\n", cpu.threads);
-            for r in &cpu.words {
-                m += &format!("| {} | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
-            }
             for r in &cpu.normals {
                 m += &format!("| {} (normals) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
             }
@@ -531,5 +1460,212 @@ impl BenchReport {
             }
         }
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(name: &str, per_second: f64, ms: f64) -> Measured {
+        Measured::Ok(Rate { name: name.into(), per_second, ms, fraction_of_write_bandwidth: None })
+    }
+
+    fn cpu_only_report() -> BenchReport {
+        let generators = GeneratorKind::ALL
+            .iter()
+            .map(|&g| GeneratorRow {
+                generator: g,
+                period: g.period(),
+                gpu_state_bytes: g.gpu_state_bytes(),
+                lanes: g.lanes(),
+                gpu: None,
+                cpu: Some(CpuGenerator {
+                    one_thread: match g {
+                        GeneratorKind::Kiss => Measured::failed("kiss, u32 words, 1 thread", "a | broken pipe"),
+                        GeneratorKind::HybridTaus => rate("x", 1.5e9, 1.0),
+                        GeneratorKind::Lcg32 => rate("x", 3.0e9, 1.0),
+                        _ => rate("x", 1.2e9, 1.0),
+                    },
+                    all_threads: rate("x", 12.0e9, 1.0),
+                    all_threads_per_core: Some(1.5e9),
+                    in_registers_one_thread: rate("x", 2.0e9, 1.0),
+                }),
+            })
+            .collect();
+        let mut r = BenchReport {
+            date: "2026-01-01T00:00:00Z".into(),
+            warpmc_version: "0.0.0",
+            host: HostInfo { cpu_model: Some("Test CPU".into()), threads: 8 },
+            sizes: BenchSizes::quick(),
+            generators,
+            gpu: None,
+            gpu_skipped: Some("not asked for (--only cpu)".into()),
+            cpu: Some(CpuBench {
+                threads: 8,
+                fill_streams: 64,
+                fill_block: 1 << 16,
+                small_rng_one_thread: rate("SmallRng", 1.0e9, 1.0),
+                normals: Vec::new(),
+                asian: Vec::new(),
+            }),
+            cpu_skipped: None,
+            targets: Vec::new(),
+        };
+        r.targets = targets(&r);
+        r
+    }
+
+    #[test]
+    fn markdown_generator_table() {
+        let md = cpu_only_report().markdown();
+        assert!(md.contains(
+            "| generator | period | state B/thread | GPU G words/s | % of write BW | set-up 10^6 streams ms | CPU 1 \
+             thread M words/s | CPU all threads M words/s |"
+        ));
+        assert!(md.contains("| hybrid-taus | about 2^120 | 16 | — | — | — | 1500.0 | 12000.0 (1500.0/core) |"), "{md}");
+        // A failed figure is a "failed" cell, its error listed under the table, pipes escaped.
+        assert!(md.contains("| kiss |"));
+        assert!(md.contains("| failed | 12000.0"), "{md}");
+        assert!(md.contains("- kiss, u32 words, 1 thread: a \\| broken pipe"), "{md}");
+        assert!(md.contains("GPU part not run: not asked for (--only cpu)"));
+        assert!(md.contains("**1000.0 M words/s**"), "{md}");
+        // Every generator has its row.
+        for g in GeneratorKind::ALL {
+            assert!(md.contains(&format!("| {g} |")), "{g}");
+        }
+    }
+
+    #[test]
+    fn targets_judge_what_was_measured() {
+        let r = cpu_only_report();
+        let cpu = r.targets.iter().find(|t| t.target.starts_with("CPU")).expect("the CPU target");
+        assert_eq!(cpu.met, Some(true), "{}", cpu.measured);
+        // Not a baseline: they are named beside, not judged.
+        assert!(cpu.measured.starts_with("fastest through the filler on 1 thread: hybrid-taus"), "{}", cpu.measured);
+        assert!(cpu.measured.contains("the fastest of them lcg32 3000 M words/s"), "{}", cpu.measured);
+        let gpu: Vec<_> = r.targets.iter().filter(|t| !t.target.starts_with("CPU")).collect();
+        assert!(!gpu.is_empty() && gpu.iter().all(|t| t.met.is_none() && t.measured.contains("GPU part not run")));
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["generators"][0]["cpu"]["one_thread"]["per_second"], 1.5e9);
+        let kiss = GeneratorKind::ALL.iter().position(|&g| g == GeneratorKind::Kiss).unwrap();
+        assert_eq!(json["generators"][kiss]["cpu"]["one_thread"]["error"], "a | broken pipe");
+    }
+
+    #[test]
+    fn cpu_blocks_are_whole_rows() {
+        assert_eq!(block_len(1 << 16, 64), 1 << 16);
+        assert_eq!(block_len(1000, 64), 1024);
+        assert_eq!(block_len(0, 3), 12);
+    }
+
+    fn bw(name: &str, per_second: f64, fraction: f64) -> Measured {
+        Measured::Ok(Rate { name: name.into(), per_second, ms: 1.0, fraction_of_write_bandwidth: Some(fraction) })
+    }
+
+    /// A report as a GPU run makes it, with some failures: what the GPU part's Markdown and
+    /// targets do with it (no GPU needed).
+    fn gpu_report() -> BenchReport {
+        let mut r = cpu_only_report();
+        for row in &mut r.generators {
+            let g = row.generator;
+            let fraction = if g == GeneratorKind::WarpShfl { 0.96 } else { 0.5 };
+            row.gpu = Some(GpuGenerator {
+                words: if g == GeneratorKind::Gm61 {
+                    Measured::failed("gm61, u32 words", "GPU error: out of memory")
+                } else {
+                    bw(&format!("{g}, u32 words"), 1e11, fraction)
+                },
+                uniforms: bw("u", 1e11, 0.5),
+                normals_fast: bw("n", 1e11, 0.5),
+                setup: rate("s", 1e9, if g == GeneratorKind::LcgPrime { 8.0 } else { 1.0 }),
+            });
+        }
+        let cmp = |curand_rng, generator, ratio: Option<f64>, identical: Option<bool>| CurandComparison {
+            curand_rng,
+            generator,
+            output: "u32",
+            warpmc: bw("ours", 2e11, 0.5),
+            curand: match ratio {
+                Some(x) => bw("theirs", 2e11 / x, 0.5),
+                None => Measured::failed("theirs", "CurandError(CURAND_STATUS_LAUNCH_FAILURE)"),
+            },
+            ratio,
+            target_ratio: Some(1.0),
+            same_output: identical.is_some(),
+            check: "checked".into(),
+            identical,
+        };
+        r.gpu = Some(GpuBench {
+            device: "Test GPU".into(),
+            multiprocessors: 2,
+            module_load_ms: 1.0,
+            module_kind: "PTX".into(),
+            ptx_bytes: 1024,
+            copy_bandwidth_bytes: 1e12,
+            write_bandwidth_bytes: 1e12,
+            fill_streams: 4096,
+            normals: vec![bw("fast", 1e11, 0.4), Measured::failed("exact", "boom")],
+            curand_normals: vec![Rate {
+                name: "cuRAND XORWOW".into(),
+                per_second: 1e10,
+                ms: 2.0,
+                fraction_of_write_bandwidth: Some(0.04),
+            }],
+            curand_errors: vec!["cuRAND MTGP32: no".into()],
+            speedup_fast_normals_vs_best_curand: Some(10.0),
+            curand: vec![
+                cmp("XORWOW", GeneratorKind::Xorwow, Some(1.2), Some(true)),
+                cmp("PHILOX4_32_10", GeneratorKind::Philox4x32x10, Some(1.1), Some(false)),
+                cmp("MT19937", GeneratorKind::Mt19937, None, None),
+            ],
+            asian: vec![rate("fast", 1e11, 2.0), Measured::failed("exact", "boom"), rate("constant", 3e11, 1.0)],
+            asian_fast_over_constant: None,
+        });
+        r.gpu_skipped = None;
+        r.targets = targets(&r);
+        r
+    }
+
+    #[test]
+    fn markdown_tables_are_well_formed() {
+        let md = gpu_report().markdown();
+        // Every row of a table has its header's number of cells (escaped pipes are text).
+        let mut header_cells = None;
+        for line in md.lines() {
+            if !line.starts_with('|') {
+                header_cells = None;
+                continue;
+            }
+            let cells = line.matches('|').count() - line.matches("\\|").count();
+            match header_cells {
+                None => header_cells = Some(cells),
+                Some(h) => assert_eq!(cells, h, "{line}\n{md}"),
+            }
+        }
+        assert!(md.contains("| XORWOW (xorwow) | u32 | 200.0 | 166.7 | 1.20x | 1x | yes (checked) |"), "{md}");
+        assert!(md.contains("| PHILOX4_32_10 (philox4x32-10) | u32 | 200.0 | 181.8 | 1.10x | 1x | **NO** (checked) |"));
+        assert!(md.contains("| MT19937 (mt19937) | u32 | 200.0 | failed | — | 1x | no (checked) |"), "{md}");
+        assert!(md.contains("- theirs: CurandError(CURAND_STATUS_LAUNCH_FAILURE)"), "{md}");
+        assert!(md.contains("- gm61, u32 words: GPU error: out of memory"), "{md}");
+        assert!(md.contains("| warp-shfl | 2^1024 - 1 | 4 (32 lanes share a state) | 100.0 | 96.0% | 1.000 |"), "{md}");
+    }
+
+    #[test]
+    fn gpu_targets() {
+        let r = gpu_report();
+        let met = |prefix: &str| r.targets.iter().find(|t| t.target.starts_with(prefix)).expect(prefix).met;
+        assert_eq!(met("warp-shfl"), Some(true));
+        assert_eq!(met("every generator"), None);
+        // A cuRAND figure failed: not judged.
+        assert_eq!(met("every algorithm cuRAND"), None);
+        // lcg-prime took 8 ms.
+        assert_eq!(met("stream set-up"), Some(false));
+        let setup = r.targets.iter().find(|t| t.target.starts_with("stream set-up")).unwrap();
+        assert!(
+            setup.measured.contains("slowest lcg-prime 8.000 ms; at or over 5 ms: lcg-prime 8.00 ms"),
+            "{}",
+            setup.measured
+        );
     }
 }
