@@ -140,13 +140,22 @@ struct Vec4<T>([T; GROUP]);
 
 /// # Safety
 /// `out` holds at least `base + valid` values, `base` is a multiple of 4 and `1 <= valid <= 4`.
+/// `out` need only be aligned to `T`: a buffer from cuMemAlloc (256-byte aligned) takes one
+/// 16-byte vector store per whole group, a view starting elsewhere in a buffer (the bulk API
+/// fills whole rows after a part row) takes four scalar stores. The test is on the buffer's
+/// start, the same for every thread of the launch, so it never splits a warp.
 #[inline(always)]
 unsafe fn store_group<T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: usize) {
-    // SAFETY: in bounds by the contract; `out` comes from cuMemAlloc (256-byte aligned) and
-    // `base` is a multiple of 4, so the 16-byte vector store is aligned.
+    // SAFETY: in bounds by the contract. `base` is a multiple of 4, so `out + base` is 16-byte
+    // aligned when `out` is (4 values of 4 or 8 bytes are 16 or 32 bytes).
     unsafe {
-        if valid == GROUP {
+        if valid == GROUP && (out as usize) % align_of::<Vec4<T>>() == 0 {
             (out.add(base) as *mut Vec4<T>).write(Vec4(g));
+        } else if valid == GROUP {
+            out.add(base).write(g[0]);
+            out.add(base + 1).write(g[1]);
+            out.add(base + 2).write(g[2]);
+            out.add(base + 3).write(g[3]);
         } else {
             out.add(base).write(g[0]);
             if valid > 1 {

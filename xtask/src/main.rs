@@ -86,7 +86,7 @@ enum Command {
         #[arg(long, value_name = "FILE.json")]
         from: Option<PathBuf>,
     },
-    /// Build target/device-bundle/: the CLI, the test executables and run.sh for a GPU machine.
+    /// Build target/device-bundle/ (and packed, target/device-pack/): the CLI, the test executables and run.sh for a GPU machine.
     DeviceBundle,
     /// Build, then print ptxas's registers, stack and spills per kernel.
     PtxReport,
