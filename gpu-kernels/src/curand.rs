@@ -11,9 +11,15 @@
 //! (`host/src/curand_host.rs` documents the rule, checked against cuRAND); a call passes the start
 //! word of each lane's first group, and [`lane_chunk`] produces the lane's values from there.
 //! The host crate's module `curand_host` runs the same rule on the CPU.
+//!
+//! The start words are a step function of the lane with few steps (one step per earlier run of
+//! calls, see [`InlineStarts`]), so a call passes them as a handful of `(first lane, start)`
+//! pairs rather than one word per lane: no per-lane table is computed or copied for the common
+//! histories.
 
 use crate::convert::{u32_pair_to_unit_f64, u32_to_unit_open_closed};
 use crate::rng::mrg32k3a_curand::Mrg32k3aCurand;
+use crate::rng::philox::philox4x32_10;
 use crate::rng::{Generator, Philox4x32x10, Skip, Xorwow};
 
 /// cuRAND's `MRG32K3A_NORM` of the CUDA 13.0 headers, `fl(1 / m1)`: from the combined value `z`
@@ -24,6 +30,35 @@ pub const MRG32K3A_NORM: f64 = 1.0 / 4_294_967_087.0;
 pub trait CurandGenerator: Generator + Skip {
     /// Words one `f64` takes (two for XORWOW and Philox, one step for MRG32k3a).
     const F64_WORDS: u64 = 2;
+
+    /// `W`, the values of one group of the layout: 1, or 4 (Philox, whose groups are its blocks).
+    /// The host's `CurandRng::group` is the same number, and [`lane_chunk`] relies on it.
+    const GROUP: u64 = 1;
+
+    /// What `stream(seed, lane)` followed by a `skip` of up to about 2^20 words costs, counted
+    /// in words drawn (a rough count, for choosing how many pieces the GPU cuts a lane into:
+    /// each piece pays it once). XORWOW: about a dozen polynomial products (six for a lane below
+    /// 4096, as many for the skip), each 160 steps with five masked XORs, plus up to 255 plain
+    /// steps: about 2000 words by operation count (a CPU measures about 900, its words costing
+    /// relatively more in stores and loop work). MRG32k3a: 3x3 matrix products modulo its
+    /// primes, about 500 words on a CPU. Philox: a counter addition and one block.
+    /// (`curand_host::timing` in the host crate prints the CPU's ratios.)
+    const INIT_WORDS: u64;
+
+    /// The next group's `GROUP` values, the first `GROUP` entries of the array (the others are
+    /// `V::default()`), for a generator standing at the group's first word: the same values
+    /// as `GROUP` calls of [`CurandValue::value`], in order. A generator may draw a whole group
+    /// at once where that is cheaper (Philox: a block per group).
+    #[inline(always)]
+    fn group<V: CurandValue>(&mut self) -> [V; 4] {
+        let mut out = [V::default(); 4];
+        let mut j = 0;
+        while j < Self::GROUP as usize && j < 4 {
+            out[j] = V::value(self);
+            j += 1;
+        }
+        out
+    }
 
     /// `curandGenerate`: the device API's `curand()` word.
     #[inline(always)]
@@ -47,11 +82,50 @@ pub trait CurandGenerator: Generator + Skip {
     }
 }
 
-impl CurandGenerator for Xorwow {}
-impl CurandGenerator for Philox4x32x10 {}
+impl CurandGenerator for Xorwow {
+    const INIT_WORDS: u64 = 2000;
+}
+
+impl CurandGenerator for Philox4x32x10 {
+    const GROUP: u64 = 4;
+    const INIT_WORDS: u64 = 4;
+
+    /// A group starts at a block boundary (a start word is a multiple of `W = 4`, and a group
+    /// takes 4 or 8 words), so it is one block for `u32` and `f32` and two for `f64`: evaluated
+    /// straight into the values, without the per-word buffer bookkeeping of `next_u32` (a test
+    /// of the buffer index per word, and a select of the word). The state is left as after
+    /// those words: the counter moves on, `index` stays 4 (the buffer is unused). A generator
+    /// inside a block (never in the layout) takes the word-by-word path.
+    #[inline(always)]
+    fn group<V: CurandValue>(&mut self) -> [V; 4] {
+        if self.index < 4 {
+            return [V::value(self), V::value(self), V::value(self), V::value(self)];
+        }
+        let a = philox_block(self);
+        if V::words::<Self>() == 1 {
+            [V::from_pair(a[0], 0), V::from_pair(a[1], 0), V::from_pair(a[2], 0), V::from_pair(a[3], 0)]
+        } else {
+            let b = philox_block(self);
+            [V::from_pair(a[0], a[1]), V::from_pair(a[2], a[3]), V::from_pair(b[0], b[1]), V::from_pair(b[2], b[3])]
+        }
+    }
+}
+
+/// The block at `g`'s counter, the counter moved on by one (128-bit, wrapping, as
+/// [`Philox4x32x10`]'s own `next_u32`).
+#[inline(always)]
+fn philox_block(g: &mut Philox4x32x10) -> [u32; 4] {
+    let block = philox4x32_10(g.counter, g.key);
+    let c = g.counter;
+    let next =
+        ((c[0] as u128) | ((c[1] as u128) << 32) | ((c[2] as u128) << 64) | ((c[3] as u128) << 96)).wrapping_add(1);
+    g.counter = [next as u32, (next >> 32) as u32, (next >> 64) as u32, (next >> 96) as u32];
+    block
+}
 
 impl CurandGenerator for Mrg32k3aCurand {
     const F64_WORDS: u64 = 1;
+    const INIT_WORDS: u64 = 500;
 
     /// `(float)(z * MRG32K3A_NORM)` from the combined value `z`, not from the 32-bit word.
     #[inline(always)]
@@ -72,6 +146,9 @@ pub trait CurandValue: Copy + Default + Send + Sync + 'static {
     fn words<G: CurandGenerator>() -> u64;
     /// The next value of `G`.
     fn value<G: CurandGenerator>(g: &mut G) -> Self;
+    /// The value made of words `x` (and `y`, for two-word values) by XORWOW's and Philox's
+    /// conversions: what [`Self::value`] gives for those two generators.
+    fn from_pair(x: u32, y: u32) -> Self;
 }
 
 impl CurandValue for u32 {
@@ -82,6 +159,10 @@ impl CurandValue for u32 {
     #[inline(always)]
     fn value<G: CurandGenerator>(g: &mut G) -> u32 {
         g.value_u32()
+    }
+    #[inline(always)]
+    fn from_pair(x: u32, _: u32) -> u32 {
+        x
     }
 }
 
@@ -94,6 +175,10 @@ impl CurandValue for f32 {
     fn value<G: CurandGenerator>(g: &mut G) -> f32 {
         g.value_f32()
     }
+    #[inline(always)]
+    fn from_pair(x: u32, _: u32) -> f32 {
+        u32_to_unit_open_closed(x)
+    }
 }
 
 impl CurandValue for f64 {
@@ -104,6 +189,10 @@ impl CurandValue for f64 {
     #[inline(always)]
     fn value<G: CurandGenerator>(g: &mut G) -> f64 {
         g.value_f64()
+    }
+    #[inline(always)]
+    fn from_pair(x: u32, y: u32) -> f64 {
+        u32_pair_to_unit_f64(x, y)
     }
 }
 
@@ -140,10 +229,50 @@ impl CurandCall {
     }
 }
 
-/// Lane `lane`'s values for its rounds `from..=to` of `call` (a subset of [`CurandCall::rounds`]),
-/// its first round `r0` starting at word `start0` of the lane: `write(m - first, value)` for each
-/// value `m` of those rounds inside `first..end`; the values of the rounds' groups outside it
-/// are drawn and dropped (they take their words all the same).
+/// How many `(first lane, start)` steps of the lane-start function a call passes by value
+/// ([`InlineStarts`]). A history of `R` runs of calls gives at most `R + 2` steps, so six runs of
+/// alternating value types fit; longer histories pass one start per lane instead.
+pub const INLINE_STARTS: usize = 8;
+
+/// The start words of a call's lanes as a step function: entries `0..INLINE_STARTS` are the
+/// first lanes of the steps, increasing, the first one 0 (unused steps: `u64::MAX`); entries
+/// `INLINE_STARTS..` their start words. Lane `l` starts at the start of the last step whose first
+/// lane is at most `l`.
+///
+/// Why a step function: lane `l`'s start is a sum over the boundaries `b` of the history (the
+/// offset and the end of each run of equal words per value) of a coefficient times the number of
+/// its groups before `b`, `q_b + [l < r_b]` (`q_b`, `r_b` the quotient and remainder of `b`'s
+/// group by `T`): a constant plus one step down at each `r_b`.
+pub type InlineStarts = [u64; 2 * INLINE_STARTS];
+
+/// Lane `lane`'s start word in `starts` (see [`InlineStarts`]): a scan of constant length with
+/// constant indices, so the table stays in registers (or the parameter space) on the GPU.
+#[inline(always)]
+pub fn inline_start(starts: &InlineStarts, lane: u64) -> u64 {
+    let mut start = starts[INLINE_STARTS];
+    let mut i = 1;
+    while i < INLINE_STARTS {
+        if lane >= starts[i] {
+            start = starts[INLINE_STARTS + i];
+        }
+        i += 1;
+    }
+    start
+}
+
+/// Lane `lane`'s values for its rounds `from..=to` of `call` (a subset of [`CurandCall::rounds`],
+/// whose first round is `r0`), its round `r0` starting at word `start0` of the lane. Each value
+/// `m` of those rounds inside `first..end` is written at `m - first`: a group wholly inside the
+/// call by `whole(m - first, values)` (its first value's index, and the `G::GROUP` values in the
+/// array's first entries), a value of a group cut by the call's start or end by
+/// `one(m - first, value)`. The values of cut groups outside `first..end` are drawn and dropped
+/// (they take their words all the same). Nothing is written if `call.group` is not `G::GROUP`
+/// (the host never does that).
+///
+/// Only the lane's first and last rounds can be cut (every round between them lies inside the
+/// call), so only a chunk's first and last rounds are checked; the rounds between are drawn and
+/// written a group at a time, with no test per value.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn lane_chunk<G: CurandGenerator, V: CurandValue>(
     call: &CurandCall,
@@ -152,31 +281,62 @@ pub fn lane_chunk<G: CurandGenerator, V: CurandValue>(
     start0: u64,
     from: u64,
     to: u64,
-    mut write: impl FnMut(u64, V),
+    mut whole: impl FnMut(u64, [V; 4]),
+    mut one: impl FnMut(u64, V),
 ) {
-    let (t, w) = (call.lanes, call.group);
-    let k = V::words::<G>();
+    let (t, w, k) = (call.lanes, G::GROUP, V::words::<G>());
+    if call.group != w || from < r0 || to < from {
+        return;
+    }
     let mut g = G::stream(call.seed, lane);
     g.skip(start0 + (from - r0) * w * k);
-    let mut r = from;
-    while r <= to {
-        let base = (r * t + lane) * w;
+    let first = call.first;
+    // `at`: the host-sequence index of round `r`'s group's first value.
+    let stride = t * w;
+    let mut at = (from * t + lane) * w;
+    checked_group(&mut g, call, at, &mut whole, &mut one);
+    if to > from {
+        let mut r = from + 1;
+        at += stride;
+        while r < to {
+            whole(at - first, g.group::<V>());
+            r += 1;
+            at += stride;
+        }
+        checked_group(&mut g, call, at, &mut whole, &mut one);
+    }
+}
+
+/// A group of [`lane_chunk`] that may be cut by the call's start or end: its first value is
+/// value `at` of the host sequence, each value is checked against `first..end`.
+#[inline(always)]
+fn checked_group<G: CurandGenerator, V: CurandValue>(
+    g: &mut G,
+    call: &CurandCall,
+    at: u64,
+    whole: &mut impl FnMut(u64, [V; 4]),
+    one: &mut impl FnMut(u64, V),
+) {
+    let (first, end, w) = (call.first, call.end, G::GROUP);
+    let values = g.group::<V>();
+    if at >= first && end.saturating_sub(at) >= w {
+        whole(at - first, values);
+    } else {
         let mut j = 0;
-        while j < w {
-            let m = base + j;
-            let v = V::value(&mut g);
-            if m >= call.first && m < call.end {
-                write(m - call.first, v);
+        while j < w as usize && j < 4 {
+            let m = at + j as u64;
+            if m >= first && m < end {
+                one(m - first, values[j]);
             }
             j += 1;
         }
-        r += 1;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Uniform32;
 
     #[test]
     fn rounds_cover_the_call() {
@@ -202,5 +362,60 @@ mod tests {
                 }
             }
         }
+    }
+    /// `group` draws the same values, and leaves the same position, as `GROUP` calls of
+    /// `value`: from group starts (Philox: block boundaries, its fast path) and, for Philox, from
+    /// inside a block (the word-by-word path).
+    fn group_is_values<G: CurandGenerator, V: CurandValue + PartialEq + core::fmt::Debug>() {
+        for (lane, skip) in [(0u64, 0u64), (3, 4), (77, 8 * 1001), (65_535, 1), (9, 6)] {
+            let mut a = G::stream(42, lane);
+            a.skip(skip);
+            let mut b = a;
+            for _ in 0..3 {
+                let got = a.group::<V>();
+                for (j, x) in got.iter().enumerate() {
+                    if (j as u64) < G::GROUP {
+                        assert_eq!(*x, V::value(&mut b), "lane {lane} skip {skip} value {j}");
+                    } else {
+                        assert_eq!(*x, V::default());
+                    }
+                }
+            }
+            assert_eq!(a.next_u32(), b.next_u32(), "the same position after");
+        }
+    }
+
+    #[test]
+    fn groups_equal_values() {
+        group_is_values::<Xorwow, u32>();
+        group_is_values::<Xorwow, f32>();
+        group_is_values::<Xorwow, f64>();
+        group_is_values::<Mrg32k3aCurand, u32>();
+        group_is_values::<Mrg32k3aCurand, f32>();
+        group_is_values::<Mrg32k3aCurand, f64>();
+        group_is_values::<Philox4x32x10, u32>();
+        group_is_values::<Philox4x32x10, f32>();
+        group_is_values::<Philox4x32x10, f64>();
+        // The counter carries across its words.
+        let mut a = Philox4x32x10::new([u32::MAX, u32::MAX, 7, 0], [1, 2]);
+        let mut b = a;
+        let _ = a.group::<u32>();
+        for _ in 0..4 {
+            b.next_u32();
+        }
+        assert_eq!(a.counter, [0, 0, 8, 0]);
+        assert_eq!(a.group::<u32>(), [b.next_u32(), b.next_u32(), b.next_u32(), b.next_u32()]);
+    }
+
+    #[test]
+    fn inline_starts_are_a_step_function() {
+        let mut s = [u64::MAX; 2 * INLINE_STARTS];
+        s[0] = 0;
+        s[INLINE_STARTS] = 10;
+        assert_eq!((inline_start(&s, 0), inline_start(&s, u64::MAX - 1)), (10, 10));
+        (s[1], s[INLINE_STARTS + 1]) = (5, 7);
+        (s[2], s[INLINE_STARTS + 2]) = (9, 3);
+        let got: [u64; 11] = core::array::from_fn(|l| inline_start(&s, l as u64));
+        assert_eq!(got, [10, 10, 10, 10, 10, 7, 7, 7, 7, 3, 3]);
     }
 }

@@ -501,16 +501,23 @@ crate::for_each_generator!(generator_kernels);
 
 /// cuRAND's host-API layout (see [`crate::curand`]): thread `t` takes lane `t mod T`, chunk
 /// `t / T` of its rounds (`rounds_per_chunk` rounds each, `chunks` per lane), and writes value
-/// `m` of `call` to `out[m - first]`. Consecutive threads take consecutive lanes, whose values are
-/// `W` apart, so the stores of a round are coalesced.
+/// `m` of `call` to `out[m - first]`. Consecutive threads take consecutive lanes, whose groups are
+/// `W` values apart, so the stores of a round are coalesced: one vector store per Philox group
+/// (16 or 32 bytes) where `out[m - first]` is 16-byte aligned, i.e. where `first` is a multiple
+/// of 4 and `out` is aligned (`store_group`), four scalar stores otherwise.
+///
+/// Lane `l`'s first group of the call starts at word `starts[l]` of its subsequence when
+/// `starts` is not null, else at [`inline_start`]`(&inline, l)`: the host passes the step
+/// function by value when it has at most `INLINE_STARTS` steps (no per-lane table to compute or
+/// copy), a table of `T` words otherwise.
 ///
 /// # Safety
-/// `out` holds `end - first` values; `starts` holds `T` words (lane `l`'s first group of the call
-/// starts at word `starts[l]` of its subsequence).
+/// `out` holds `end - first` values; `starts` is null or holds `T` words.
 #[inline(always)]
 unsafe fn curand_host<G: CurandGenerator, V: CurandValue>(
     out: *mut V,
     call: CurandCall,
+    inline: crate::curand::InlineStarts,
     starts: *const u64,
     rounds_per_chunk: u64,
     chunks: u64,
@@ -525,18 +532,43 @@ unsafe fn curand_host<G: CurandGenerator, V: CurandValue>(
             let from = r0 + chunk * rounds_per_chunk;
             if from <= r1 {
                 let to = (from + rounds_per_chunk - 1).min(r1);
-                // SAFETY: `lane < T`, in bounds of `starts`.
-                let start0 = unsafe { starts.add(lane as usize).read() };
-                // SAFETY: `lane_chunk` writes indices `m - first` for `m` in `first..end`.
-                lane_chunk::<G, V>(&call, lane, r0, start0, from, to, |i, v| unsafe { out.add(i as usize).write(v) });
+                let start0 = if starts.is_null() {
+                    crate::curand::inline_start(&inline, lane)
+                } else {
+                    // SAFETY: `lane < T`, in bounds of `starts`.
+                    unsafe { starts.add(lane as usize).read() }
+                };
+                // SAFETY: `r0 <= from <= to <= r1`, the lane's rounds in the call, so
+                // `lane_chunk` passes indices `i` with `i + G::GROUP <= end - first` to the first
+                // closure and `i < end - first` to the second: inside `out`.
+                lane_chunk::<G, V>(
+                    &call,
+                    lane,
+                    r0,
+                    start0,
+                    from,
+                    to,
+                    |i, g| unsafe {
+                        if G::GROUP == GROUP as u64 && i % GROUP as u64 == 0 {
+                            store_group(out, i as usize, g, GROUP);
+                        } else {
+                            let mut j = 0;
+                            while j < G::GROUP as usize && j < GROUP {
+                                out.add(i as usize + j).write(g[j]);
+                                j += 1;
+                            }
+                        }
+                    },
+                    |i, v| unsafe { out.add(i as usize).write(v) },
+                );
             }
         }
         t += threads;
     }
 }
 
-/// `curand_host_{u32,f32,f64}__<gen>(out, call, starts, rounds_per_chunk, chunks)` for the
-/// generators cuRAND's host API has.
+/// `curand_host_{u32,f32,f64}__<gen>(out, call, inline, starts, rounds_per_chunk, chunks)` for
+/// the generators cuRAND's host API has.
 macro_rules! curand_host_kernels {
     ($(($G:ident, $id:ident)),* $(,)?) => { $(
         pub mod $id {
@@ -544,21 +576,42 @@ macro_rules! curand_host_kernels {
             type G = crate::rng::$G;
 
             #[unsafe(export_name = concat!("curand_host_u32__", stringify!($id)))]
-            pub unsafe extern "ptx-kernel" fn u32s(out: *mut u32, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+            pub unsafe extern "ptx-kernel" fn u32s(
+                out: *mut u32,
+                call: CurandCall,
+                inline: crate::curand::InlineStarts,
+                starts: *const u64,
+                r: u64,
+                c: u64,
+            ) {
                 // SAFETY: the host sizes the buffers as documented at `curand_host`.
-                unsafe { curand_host::<G, u32>(out, call, starts, r, c) }
+                unsafe { curand_host::<G, u32>(out, call, inline, starts, r, c) }
             }
 
             #[unsafe(export_name = concat!("curand_host_f32__", stringify!($id)))]
-            pub unsafe extern "ptx-kernel" fn f32s(out: *mut f32, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+            pub unsafe extern "ptx-kernel" fn f32s(
+                out: *mut f32,
+                call: CurandCall,
+                inline: crate::curand::InlineStarts,
+                starts: *const u64,
+                r: u64,
+                c: u64,
+            ) {
                 // SAFETY: as above.
-                unsafe { curand_host::<G, f32>(out, call, starts, r, c) }
+                unsafe { curand_host::<G, f32>(out, call, inline, starts, r, c) }
             }
 
             #[unsafe(export_name = concat!("curand_host_f64__", stringify!($id)))]
-            pub unsafe extern "ptx-kernel" fn f64s(out: *mut f64, call: CurandCall, starts: *const u64, r: u64, c: u64) {
+            pub unsafe extern "ptx-kernel" fn f64s(
+                out: *mut f64,
+                call: CurandCall,
+                inline: crate::curand::InlineStarts,
+                starts: *const u64,
+                r: u64,
+                c: u64,
+            ) {
                 // SAFETY: as above.
-                unsafe { curand_host::<G, f64>(out, call, starts, r, c) }
+                unsafe { curand_host::<G, f64>(out, call, inline, starts, r, c) }
             }
         }
     )* };

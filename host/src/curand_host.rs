@@ -163,6 +163,17 @@ impl CurandRng {
             CurandRng::Xorwow | CurandRng::Mrg32k3a => 1,
         }
     }
+
+    /// What starting a lane somewhere costs (`stream` then `skip`), in words of the generator
+    /// (`CurandGenerator::INIT_WORDS`): the GPU cuts a lane into fewer pieces where it is large.
+    pub fn lane_init_words(self) -> u64 {
+        with_curand_rng!(self, G => G::INIT_WORDS)
+    }
+
+    /// Words of a subsequence one value of `V` takes (the table of the module docs).
+    pub fn words_per_value<V: CurandOutput>(self) -> u64 {
+        with_curand_rng!(self, G => V::words::<G>())
+    }
 }
 
 impl core::fmt::Display for CurandRng {
@@ -184,7 +195,9 @@ pub enum CurandOrdering {
 }
 
 pub use warpmc_kernels::curand::MRG32K3A_NORM;
-use warpmc_kernels::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
+use warpmc_kernels::curand::{
+    CurandCall, CurandGenerator, CurandValue, INLINE_STARTS, InlineStarts, inline_start, lane_chunk,
+};
 
 /// `curandGenerateUniformDouble`'s double from two consecutive words (XORWOW, Philox):
 /// `(x ^ (y << 21)) * 2^-53 + 2^-54`, the same conversion as warpmc's own `f64` uniforms.
@@ -257,8 +270,63 @@ pub type CurandLegacy = CurandHost;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallLayout {
     pub call: CurandCall,
-    /// `starts[l]`: the word of subsequence `l` at which its first group of the call starts.
-    pub starts: Vec<u64>,
+    /// Where each lane's first group of the call starts.
+    pub starts: LaneStarts,
+}
+
+/// Where each lane's first group of a call starts (a word of its subsequence), as a step
+/// function of the lane: a few `(first lane, start)` steps rather than one word per lane.
+///
+/// Lane `l`'s start is a sum over the boundaries `b` of the history (the offset, and the end of
+/// each run of calls with equal words per value) of a coefficient times the number of `l`'s
+/// groups wholly before `b`, which is `q_b + [l < r_b]` with `q_b` and `r_b` the quotient and the
+/// remainder of `b`'s group by `T`. So the start is a constant plus a step down at each `r_b`:
+/// at most two steps more than the runs of the history, whatever `T` is. Computing it takes a
+/// division per boundary, not two per lane and boundary as a per-lane table did (65536 lanes of
+/// Philox: about a millisecond per call, more than cuRAND's whole call of 2^28 values).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneStarts {
+    /// `(first lane, start)`, by increasing first lane, the first one at lane 0; a step's start
+    /// differs from the one before.
+    steps: Vec<(u64, u64)>,
+}
+
+impl LaneStarts {
+    /// The steps `(first lane, start word)`: lane `l` starts at the start of the last step whose
+    /// first lane is at most `l`.
+    pub fn steps(&self) -> &[(u64, u64)] {
+        &self.steps
+    }
+
+    /// Lane `lane`'s start word.
+    pub fn get(&self, lane: u64) -> u64 {
+        let i = self.steps.partition_point(|&(from, _)| from <= lane);
+        self.steps[i.max(1) - 1].1
+    }
+
+    /// The kernels' by-value table (`warpmc_kernels::curand::InlineStarts`), where the steps fit.
+    pub fn inline(&self) -> Option<InlineStarts> {
+        if self.steps.len() > INLINE_STARTS {
+            return None;
+        }
+        let mut t = [u64::MAX; 2 * INLINE_STARTS];
+        for (i, &(from, start)) in self.steps.iter().enumerate() {
+            t[i] = from;
+            t[INLINE_STARTS + i] = start;
+        }
+        Some(t)
+    }
+
+    /// One start per lane, for `lanes` lanes (for histories with too many steps to pass by
+    /// value).
+    pub fn per_lane(&self, lanes: u64) -> Vec<u64> {
+        let mut out = Vec::with_capacity(lanes as usize);
+        for (i, &(from, start)) in self.steps.iter().enumerate() {
+            let to = self.steps.get(i + 1).map_or(lanes, |s| s.0).min(lanes);
+            out.extend((from.min(to)..to).map(|_| start));
+        }
+        out
+    }
 }
 
 impl CurandHost {
@@ -294,16 +362,24 @@ impl CurandHost {
     }
 
     /// The layout of the next call of `n` values of `V` (nothing is recorded).
+    ///
+    /// # Panics
+    /// Past 2^64 values of the host sequence or 2^64 words of a subsequence
+    /// ([`Self::try_layout`] says so as an error).
     pub fn layout<V: CurandOutput>(&self, n: u64) -> CallLayout {
+        self.try_layout::<V>(n).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The layout of the next call of `n` values of `V` (nothing is recorded), or an error past
+    /// 2^64 values of the host sequence or 2^64 words of a subsequence.
+    pub fn try_layout<V: CurandOutput>(&self, n: u64) -> crate::Result<CallLayout> {
         let t = self.rng.subsequences(self.ordering);
         let w = self.rng.group();
-        let call = Call { offset: self.offset, history: &self.history };
-        let lanes = Lanes { t: u128::from(t), w: u128::from(w) };
-        let to_u64 = |x: u128| u64::try_from(x).expect("subsequence position above 2^64 words");
-        let starts = (0..t).map(|lane| to_u64(lanes.group_start(&call, u128::from(lane)))).collect();
-        let first = self.offset.checked_add(self.position()).expect("more than 2^64 values generated");
-        let end = first.checked_add(n).expect("more than 2^64 values generated");
-        CallLayout { call: CurandCall { seed: self.seed, first, end, lanes: t, group: w }, starts }
+        let too_far = |what: &str| crate::Error::OutOfRange(format!("cuRAND host layout: more than 2^64 {what}"));
+        let first = self.offset.checked_add(self.position()).ok_or_else(|| too_far("values generated"))?;
+        let end = first.checked_add(n).ok_or_else(|| too_far("values generated"))?;
+        let starts = lane_starts(t, w, self.offset, &self.history).ok_or_else(|| too_far("words of a subsequence"))?;
+        Ok(CallLayout { call: CurandCall { seed: self.seed, first, end, lanes: t, group: w }, starts })
     }
 
     /// Record a call of `n` values of `V`.
@@ -357,7 +433,7 @@ impl CurandHost {
         if n == 0 {
             return Ok(());
         }
-        let layout = self.layout::<V>(n);
+        let layout = self.try_layout::<V>(n)?;
         gpu.curand_host(self.rng, &layout, out)?;
         self.record::<V>(n);
         Ok(())
@@ -393,22 +469,53 @@ unsafe impl<V> Send for SharedOut<V> {}
 // SAFETY: as above.
 unsafe impl<V> Sync for SharedOut<V> {}
 
+impl<V> SharedOut<V> {
+    /// Write `v` at index `i` (a method, so that closures capture the whole `SharedOut`, which
+    /// is `Send` and `Sync`, not its raw pointer).
+    ///
+    /// # Safety
+    /// `i` is in bounds of the buffer, and no other thread writes or reads it meanwhile.
+    unsafe fn write(self, i: u64, v: V) {
+        // SAFETY: by the contract.
+        unsafe { self.0.add(i as usize).write(v) }
+    }
+}
+
 /// The CPU executor of a call: every lane in parallel runs the kernel crate's [`lane_chunk`]
 /// over all its rounds (the GPU splits them further), writing its values where the layout puts
-/// them.
+/// them. The lanes' starts are looked up as on the GPU: by [`inline_start`] where the steps fit,
+/// else from a table of one word per lane.
 fn fill_cpu<G: CurandGenerator, V: CurandValue>(layout: &CallLayout, out: &mut [V]) {
     let call = &layout.call;
     assert_eq!(out.len() as u64, call.end - call.first);
+    assert_eq!(call.group, G::GROUP, "the layout's group is the generator's");
+    let inline = layout.starts.inline();
+    let table = if inline.is_none() { layout.starts.per_lane(call.lanes) } else { Vec::new() };
+    let start = |lane: u64| match &inline {
+        Some(s) => inline_start(s, lane),
+        None => table[lane as usize],
+    };
     let ptr = SharedOut(out.as_mut_ptr());
     let lane_values = |lane: u64| {
         if let Some((r0, r1)) = call.rounds(lane) {
-            let ptr = ptr;
-            // SAFETY: `lane_chunk` writes index `m - first` for the values `m` of this lane's
-            // groups inside `first..end`, each value belonging to one group of one lane: every
-            // index below `out.len()` is written by exactly one lane, once.
-            lane_chunk::<G, V>(call, lane, r0, layout.starts[lane as usize], r0, r1, |i, v| unsafe {
-                ptr.0.add(i as usize).write(v)
-            });
+            // SAFETY: `lane_chunk` passes the index `m - first` of each value `m` of this lane's
+            // groups inside `first..end` (`whole`: a group's first one, its `W` values inside
+            // too), each value belonging to one group of one lane: every index below `out.len()`
+            // is written by exactly one lane, once.
+            lane_chunk::<G, V>(
+                call,
+                lane,
+                r0,
+                start(lane),
+                r0,
+                r1,
+                |i, g| {
+                    for (j, v) in g.into_iter().take(G::GROUP as usize).enumerate() {
+                        unsafe { ptr.write(i + j as u64, v) }
+                    }
+                },
+                |i, v| unsafe { ptr.write(i, v) },
+            );
         }
     };
     if out.len() < 1 << 14 {
@@ -418,45 +525,53 @@ fn fill_cpu<G: CurandGenerator, V: CurandValue>(layout: &CallLayout, out: &mut [
     }
 }
 
-/// What decides where a call's groups start: the offset and what earlier calls wrote.
-#[derive(Clone, Copy, Debug)]
-struct Call<'a> {
-    offset: u64,
-    history: &'a [(u64, u64)],
-}
-
-/// The interleaving of `t` subsequences (lanes) in groups of `w` values.
-#[derive(Clone, Copy, Debug)]
-struct Lanes {
-    t: u128,
-    w: u128,
-}
-
-impl Lanes {
-    /// How many of lane `lane`'s groups lie wholly before value `x` of the host sequence (the
-    /// lane's `k`-th group is in round `k`, so this is also the round of its first group not
-    /// wholly before `x`).
-    fn groups_before(self, lane: u128, x: u128) -> u128 {
-        let groups = x / self.w;
-        groups / self.t + u128::from(lane < groups % self.t)
+/// Where the lanes' first groups of the next call start (module docs, "Offsets and successive
+/// calls"), for `t` lanes in groups of `w`, `offset` and `history` (runs `(end, words per
+/// value)`): each of a lane's groups wholly before the offset took one word per value, each group
+/// completed by an earlier call took that call's words per value for each of its values. `None`
+/// where a start is at 2^64 words or more.
+///
+/// With the boundaries `b_0 = offset`, `b_i = offset + end_i` and `G_l(b)` lane `l`'s groups
+/// wholly before `b`, the start is `w G_l(b_0) + sum_i w k_i (G_l(b_i) - G_l(b_(i-1)))`, i.e.
+/// `sum_i c_i G_l(b_i)` with `c_0 = w (1 - k_1)`, `c_i = w (k_i - k_(i+1))`, `c_R = w k_R`
+/// (`c_0 = w` for an empty history); and `G_l(b) = q + [l < r]` for `b / w = q t + r` (see
+/// [`LaneStarts`]).
+fn lane_starts(t: u64, w: u64, offset: u64, history: &[(u64, u64)]) -> Option<LaneStarts> {
+    let (t, w) = (u128::from(t.max(1)), i128::from(w.max(1)));
+    let offset = u128::from(offset);
+    let words = |i: usize| history.get(i).map_or(0, |&(_, k)| i128::from(k));
+    let mut terms = Vec::with_capacity(history.len() + 1);
+    terms.push((offset, w * (1 - words(0))));
+    for (i, &(end, k)) in history.iter().enumerate() {
+        terms.push((offset + u128::from(end), w * (i128::from(k) - words(i + 1))));
     }
-
-    /// The word of lane `lane` at which its first group not wholly before the call's first value
-    /// starts (module docs, "Offsets and successive calls"): each of its groups wholly before
-    /// the offset took one word per value, each group completed by an earlier call took that
-    /// call's words per value for each of its values.
-    fn group_start(self, call: &Call<'_>, lane: u128) -> u128 {
-        let offset = u128::from(call.offset);
-        let mut words = self.groups_before(lane, offset) * self.w;
-        let mut start = offset;
-        for &(end, run_words) in call.history {
-            let end = offset + u128::from(end);
-            let completed = self.groups_before(lane, end) - self.groups_before(lane, start);
-            words += completed * self.w * u128::from(run_words);
-            start = end;
+    if history.is_empty() {
+        terms[0].1 = w;
+    }
+    // start(l) = base + the sum of the c_i with l < r_i.
+    let mut base = 0i128;
+    let mut downs: Vec<(u64, i128)> = Vec::with_capacity(terms.len());
+    for (b, c) in terms {
+        let g = b / w as u128;
+        let (q, r) = (g / t, g % t);
+        base += c * q as i128;
+        if r > 0 && c != 0 {
+            base += c;
+            downs.push((r as u64, c));
         }
-        words
     }
+    downs.sort_unstable_by_key(|d| d.0);
+    let to_u64 = |x: i128| u64::try_from(x).ok();
+    let mut steps = vec![(0, to_u64(base)?)];
+    let mut value = base;
+    for (i, &(r, c)) in downs.iter().enumerate() {
+        value -= c;
+        let last_at_r = downs.get(i + 1).is_none_or(|d| d.0 != r);
+        if last_at_r && to_u64(value)? != steps.last().expect("one step at least").1 {
+            steps.push((r, to_u64(value)?));
+        }
+    }
+    Some(LaneStarts { steps })
 }
 
 #[cfg(test)]
@@ -517,6 +632,74 @@ mod tests {
                     let y = g.word();
                     uniform_f64(x, y).to_bits()
                 }
+            }
+        }
+    }
+
+    /// The start rule per lane, as the first versions of this module computed it (one lane at a
+    /// time, two divisions per lane and boundary): the reference of [`lane_starts`].
+    fn group_start(t: u64, w: u64, offset: u64, history: &[(u64, u64)], lane: u64) -> u128 {
+        let (t, w, lane) = (u128::from(t), u128::from(w), u128::from(lane));
+        let groups_before = |x: u128| {
+            let groups = x / w;
+            groups / t + u128::from(lane < groups % t)
+        };
+        let offset = u128::from(offset);
+        let mut words = groups_before(offset) * w;
+        let mut start = offset;
+        for &(end, run_words) in history {
+            let end = offset + u128::from(end);
+            words += (groups_before(end) - groups_before(start)) * w * u128::from(run_words);
+            start = end;
+        }
+        words
+    }
+
+    /// The step function equals the per-lane rule, for every lane, over random histories and
+    /// offsets (up to 2^63, and past 2^64 words, where it must refuse).
+    #[test]
+    fn lane_starts_equal_the_per_lane_rule() {
+        let mut r = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |m: u64| {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            r % m
+        };
+        for case in 0..400 {
+            let (t, w) = [(7, 1), (5, 4), (4096, 1), (64, 4), (1, 1), (3, 4)][case % 6];
+            let offset = match case % 5 {
+                0 => 0,
+                1 => next(100),
+                2 => next(1 << 20),
+                3 => next(1 << 62),
+                _ => u64::MAX - next(1000),
+            };
+            let mut history = Vec::new();
+            let mut end = 0u64;
+            for _ in 0..next(12) {
+                end += 1 + if next(3) == 0 { next(1 << 40) } else { next(3 * t * w) };
+                let k = 1 + next(2);
+                match history.last_mut() {
+                    Some((e, kk)) if *kk == k => *e = end,
+                    _ => history.push((end, k)),
+                }
+            }
+            let starts = lane_starts(t, w, offset, &history);
+            let want: Vec<u128> = (0..t).map(|l| group_start(t, w, offset, &history, l)).collect();
+            match starts {
+                Some(s) => {
+                    assert_eq!(s.per_lane(t).len() as u64, t);
+                    assert!(s.steps().len() <= history.len() + 2, "{:?}", s.steps());
+                    for l in 0..t {
+                        assert_eq!(u128::from(s.get(l)), want[l as usize], "case {case} lane {l}");
+                        assert_eq!(u128::from(s.per_lane(t)[l as usize]), want[l as usize]);
+                        if let Some(inline) = s.inline() {
+                            assert_eq!(u128::from(inline_start(&inline, l)), want[l as usize]);
+                        }
+                    }
+                }
+                None => assert!(want.iter().any(|&x| x > u128::from(u64::MAX)), "case {case}: refused"),
             }
         }
     }
@@ -744,6 +927,22 @@ mod tests {
                 }
             }
         }
+        // A long alternation: more steps than the kernels take by value (the per-lane table).
+        let long: Vec<(Kind, usize)> =
+            (0..14).map(|i| ([Kind::U32, Kind::F64, Kind::F32][i % 3], 37 + 1001 * (i % 5))).collect();
+        for rng in CurandRng::ALL {
+            let mut g = CurandHost::new(rng, CurandOrdering::Legacy, 99, 77);
+            for &(kind, n) in &long[..long.len() - 1] {
+                match kind {
+                    Kind::U32 => g.record::<u32>(n as u64),
+                    Kind::F32 => g.record::<f32>(n as u64),
+                    Kind::F64 => g.record::<f64>(n as u64),
+                }
+            }
+            // MRG32k3a takes one word per value whatever the type: one run, few steps.
+            assert_eq!(g.layout::<u32>(1).starts.inline().is_none(), rng != CurandRng::Mrg32k3a, "{rng}");
+            assert_eq!(run(rng, 99, 77, &long), reference(rng, legacy(rng), 99, 77, &long), "{rng} long");
+        }
         // Philox across a round boundary, split inside a group (as run on the GPU).
         let rng = CurandRng::Philox4x32_10;
         for calls in [[(Kind::U32, 262_158), (Kind::F64, 40_000)], [(Kind::F64, 262_158), (Kind::U32, 40_000)]] {
@@ -916,5 +1115,82 @@ mod tests {
         let mut g = CurandLegacy::new(CurandRng::Philox4x32_10, CurandOrdering::Legacy, 1, 2);
         g.generate_u32(&mut empty);
         assert_eq!((g.position(), g.rng(), g.seed(), g.offset()), (0, CurandRng::Philox4x32_10, 1, 2));
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// Host work per call (`cargo test --release -p warpmc --lib curand_host::timing -- --ignored
+    /// --nocapture`): the layout of a call, for each generator, fresh and after a call.
+    #[test]
+    #[ignore = "timing, prints only"]
+    fn layout_time() {
+        for rng in CurandRng::ALL {
+            for ordering in [CurandOrdering::Legacy, CurandOrdering::Default] {
+                let mut g = CurandHost::new(rng, ordering, 1234, 77);
+                for round in 0..2 {
+                    let reps = 200;
+                    let t0 = std::time::Instant::now();
+                    for _ in 0..reps {
+                        std::hint::black_box(g.layout::<f64>(std::hint::black_box(1 << 28)));
+                    }
+                    let dt = t0.elapsed().as_secs_f64() / reps as f64;
+                    let lanes = rng.subsequences(ordering);
+                    println!("{rng} {ordering:?} ({lanes} lanes), history {round}: {:.2} us per layout", dt * 1e6);
+                    g.record::<u32>(12345);
+                }
+            }
+        }
+    }
+
+    /// The cost of a lane's initialisation (`stream` then `skip`) against one value, on the CPU
+    /// (a proxy for the GPU: both are integer work in registers).
+    #[test]
+    #[ignore = "timing, prints only"]
+    fn init_against_value() {
+        fn one<G: CurandGenerator>(name: &str, lanes: u64) {
+            let reps = 2000u64;
+            let t0 = std::time::Instant::now();
+            for i in 0..reps {
+                let mut g = G::stream(1234, std::hint::black_box((i * 2_654_435_761) % lanes));
+                g.skip(std::hint::black_box((i * 40_503) % (1 << 17)));
+                std::hint::black_box(&g);
+            }
+            let init = t0.elapsed().as_secs_f64() / reps as f64;
+            let n = 1u64 << 22;
+            let call = CurandCall { seed: 1, first: 0, end: n, lanes: 1, group: G::GROUP };
+            let mut out = vec![0u32; n as usize];
+            let t0 = std::time::Instant::now();
+            let o = out.as_mut_ptr();
+            let w = G::GROUP as usize;
+            // SAFETY: one lane, `n / W` whole groups: indices below `n`.
+            lane_chunk::<G, u32>(
+                &call,
+                0,
+                0,
+                0,
+                0,
+                n / G::GROUP - 1,
+                |i, g| {
+                    for (j, v) in g.into_iter().take(w).enumerate() {
+                        unsafe { o.add(i as usize + j).write(v) }
+                    }
+                },
+                |i, v| unsafe { o.add(i as usize).write(v) },
+            );
+            let value = t0.elapsed().as_secs_f64() / n as f64;
+            std::hint::black_box(&out);
+            println!(
+                "{name}: init {:.2} us, value {:.2} ns: init = {:.0} values",
+                init * 1e6,
+                value * 1e9,
+                init / value
+            );
+        }
+        one::<Xorwow>("xorwow", 4096);
+        one::<Mrg32k3aCurand>("mrg32k3a", 81920);
+        one::<Philox4x32x10>("philox", 65536);
     }
 }

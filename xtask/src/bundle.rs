@@ -57,7 +57,10 @@ pub fn device_bundle() -> Result<()> {
     if testu01.is_file() {
         add_binary(&testu01, &bundle.join("TestU01Drv"), strip)?;
     } else {
-        println!("  note: no {} (cargo xtask setup --quality): run.sh will skip the SmallCrush test", testu01.display());
+        println!(
+            "  note: no {} (cargo xtask setup --quality): run.sh will skip the SmallCrush test",
+            testu01.display()
+        );
     }
 
     fs::write(bundle.join("run.sh"), RUN_SH)?;

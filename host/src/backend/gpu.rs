@@ -398,6 +398,23 @@ impl GpuExecutor {
 
     /// One call of cuRAND's host-API layout (`crate::curand_host`) into device memory: the values
     /// of `layout.call` for generator `rng`, `out` holding exactly that many.
+    ///
+    /// Host work per call is a few microseconds: the lanes' starts go to the kernel by value
+    /// (`InlineStarts`, a step function of a few entries) unless the history of calls has too
+    /// many runs for that, where a table of one word per lane is copied (as every call once did:
+    /// 512 KiB for Philox, with the table's computation about a millisecond a call).
+    ///
+    /// Each lane's rounds are cut into `chunks` pieces, one thread each, and every piece begins
+    /// with a jump of its lane (`stream`, then `skip`: `CurandGenerator::INIT_WORDS`, about 2000
+    /// words' worth of work for XORWOW, 500 for MRG32k3a, next to nothing for Philox). Past
+    /// about two warps per scheduler (256 threads per SM) more threads add little speed, the
+    /// SM's issue slots being shared already, while each piece adds a jump's work; so the pieces
+    /// stop there, unless each one is still at least 8 jumps long (a jump an eighth of its work
+    /// or less), and at two threads per resident slot. For 2^28 values, XORWOW (4096 lanes)
+    /// takes 8 pieces per lane (32768 threads) and MRG32k3a 16, where all took 132 pieces per
+    /// lane (every slot filled twice), which spent about four times the values' own work on
+    /// XORWOW's jumps and about as much as the values' on MRG32k3a's; Philox (65536 lanes)
+    /// takes 8, as before.
     pub fn curand_host<V: crate::curand_host::CurandOutput + DeviceRepr>(
         &self,
         rng: crate::curand_host::CurandRng,
@@ -405,14 +422,17 @@ impl GpuExecutor {
         out: &mut cudarc::driver::CudaViewMut<'_, V>,
     ) -> Result<()> {
         let call = layout.call;
-        let n = call.end - call.first;
-        if out.len() as u64 != n || layout.starts.len() as u64 != call.lanes || call.lanes == 0 || call.group == 0 {
+        let n = call.end.saturating_sub(call.first);
+        if out.len() as u64 != n || call.lanes == 0 || call.group != rng.group() {
             return Err(Error::Gpu(format!(
-                "curand_host: {} output values for a call of {n}, {} lane starts for {} lanes",
+                "curand_host: {} output values for a call of {n}, groups of {} for {rng} (whose groups are {})",
                 out.len(),
-                layout.starts.len(),
-                call.lanes
+                call.group,
+                rng.group()
             )));
+        }
+        if n == 0 {
+            return Ok(());
         }
         let suffix = match rng {
             crate::curand_host::CurandRng::Xorwow => "xorwow",
@@ -421,20 +441,38 @@ impl GpuExecutor {
         };
         let name = format!("curand_host_{}__{suffix}", V::NAME);
         let f = self._module.load_function(&name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))?;
-        let starts = self.stream.clone_htod(&layout.starts).map_err(gpu_err("copy lane starts"))?;
-        // Split each lane's rounds into chunks so that about two threads per resident slot run:
-        // each chunk begins with one jump of its lane (`Skip::skip`), then draws its rounds.
+        // The starts by value where they fit; else a table of one word per lane.
+        let inline = layout.starts.inline();
+        let table = match inline {
+            Some(_) => None,
+            None => {
+                let t = layout.starts.per_lane(call.lanes);
+                Some(self.stream.clone_htod(&t).map_err(gpu_err("copy lane starts"))?)
+            }
+        };
+        let inline = inline.unwrap_or([u64::MAX; 2 * warpmc_kernels::curand::INLINE_STARTS]);
+        // Pieces per lane (see above). `rounds` bounds every lane's rounds in the call.
         let rounds = n.div_ceil(call.lanes * call.group) + 1;
-        let target_threads = self.sms as u64 * 2048 * 2;
-        let chunks = (target_threads / call.lanes).clamp(1, rounds);
+        let words = rounds.saturating_mul(call.group * rng.words_per_value::<V>());
+        let knee = self.sms as u64 * 256 / call.lanes;
+        let long_enough = words / (8 * rng.lane_init_words()).max(1);
+        let most = (self.sms as u64 * 2048 * 2 / call.lanes).max(1);
+        let chunks = knee.max(long_enough).min(most).clamp(1, rounds);
         let rounds_per_chunk = rounds.div_ceil(chunks);
         let chunks = rounds.div_ceil(rounds_per_chunk);
         let grid = self.grid_for(&f, call.lanes * chunks)?;
         let arg = ByValue(call);
+        let null = 0u64;
         let mut b = self.stream.launch_builder(&f);
-        b.arg(out).arg(&arg).arg(&starts).arg(&rounds_per_chunk).arg(&chunks);
-        // SAFETY: `out` holds the call's `n` values and `starts` one word per lane (checked
-        // above); the argument list is the kernel's (`gpu-kernels/src/gpu.rs`, `curand_host`).
+        b.arg(out).arg(&arg).arg(&inline);
+        match &table {
+            Some(t) => b.arg(t),
+            None => b.arg(&null),
+        };
+        b.arg(&rounds_per_chunk).arg(&chunks);
+        // SAFETY: `out` holds the call's `n` values (checked above); the starts are either
+        // the by-value table with a null pointer or a table of one word per lane; the argument
+        // list is the kernel's (`gpu-kernels/src/gpu.rs`, `curand_host`).
         unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("curand host-layout launch"))?;
         Ok(())
     }
