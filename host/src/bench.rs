@@ -963,9 +963,10 @@ fn cpu_bench(s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<(CpuBench, Vec
     let all = CpuExecutor::new(None)?;
     let one = CpuExecutor::new(Some(1))?;
     let threads = all.threads();
-    // Enough streams for every thread to have several, and the same layout on 1 and all
-    // threads so that the two rates are of the same work.
-    let fill_streams = (4 * threads as u64).max(64);
+    // Enough streams for every thread to step two groups of eight in lockstep (the CPU
+    // filler's fast path), and the same layout on 1 and all threads so that the two rates are
+    // of the same work.
+    let fill_streams = (16 * threads as u64).max(64);
     let block = block_len(s.cpu_fill_block, fill_streams);
     let mut buf = vec![0u32; block as usize];
 

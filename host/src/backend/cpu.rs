@@ -389,14 +389,15 @@ fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
 }
 
 /// Streams per task: one task on one thread; otherwise two tasks per thread, so that a thread
-/// slowed by other work can hand one over, in whole lockstep groups while that leaves a task
-/// for every thread.
+/// slowed by other work can hand one over, in whole lockstep groups. With too few streams for
+/// that, whole lockstep groups still, on fewer threads: eight streams stepped together on one
+/// core outrun four on each of two (64 streams on 16 threads: 8 tasks, not 16 of 4 streams
+/// stepped one at a time).
 fn streams_per_task(streams: usize, threads: usize) -> usize {
     if threads <= 1 {
         return streams;
     }
-    let per = streams.div_ceil(2 * threads).next_multiple_of(LOCKSTEP);
-    if streams.div_ceil(per) >= threads { per } else { streams.div_ceil(threads) }
+    streams.div_ceil(2 * threads).next_multiple_of(LOCKSTEP).min(streams)
 }
 
 impl<G: Generator> Filler for CpuFiller<'_, G> {
