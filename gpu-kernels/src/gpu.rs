@@ -138,18 +138,28 @@ unsafe fn init_states<G: Generator>(states: *mut G, seed: u64, first_stream: u64
 #[repr(C, align(16))]
 struct Vec4<T>([T; GROUP]);
 
-/// # Safety
-/// `out` holds at least `base + valid` values, `base` is a multiple of 4 and `1 <= valid <= 4`.
-/// `out` need only be aligned to `T`: a buffer from cuMemAlloc (256-byte aligned) takes one
-/// 16-byte vector store per whole group, a view starting elsewhere in a buffer (the bulk API
-/// fills whole rows after a part row) takes four scalar stores. The test is on the buffer's
-/// start, the same for every thread of the launch, so it never splits a warp.
+/// Whether `out` is aligned for [`store_group`]'s vector store: a buffer from cuMemAlloc is
+/// (256-byte aligned); a view starting elsewhere in a buffer need not be (the bulk API fills
+/// whole rows after a part row).
 #[inline(always)]
-unsafe fn store_group<T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: usize) {
+fn vector_aligned<T>(out: *mut T) -> bool {
+    (out as usize) % align_of::<Vec4<T>>() == 0
+}
+
+/// Store a group of `valid` values at `out + base`: one 16-byte vector store per whole group
+/// when `ALIGNED`, four scalar stores otherwise. The kernels decide `ALIGNED` once, from
+/// [`vector_aligned`], and run a loop compiled for each case: a test inside the loop let the
+/// compiler split the vector store (the shared fourth store sunk below both branches).
+///
+/// # Safety
+/// `out` holds at least `base + valid` values, `base` is a multiple of 4 and `1 <= valid <= 4`;
+/// with `ALIGNED`, `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn store_group<const ALIGNED: bool, T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: usize) {
     // SAFETY: in bounds by the contract. `base` is a multiple of 4, so `out + base` is 16-byte
     // aligned when `out` is (4 values of 4 or 8 bytes are 16 or 32 bytes).
     unsafe {
-        if valid == GROUP && (out as usize) % align_of::<Vec4<T>>() == 0 {
+        if ALIGNED && valid == GROUP {
             (out.add(base) as *mut Vec4<T>).write(Vec4(g));
         } else if valid == GROUP {
             out.add(base).write(g[0]);
@@ -174,6 +184,27 @@ unsafe fn store_group<T: Copy>(out: *mut T, base: usize, g: [T; GROUP], valid: u
 /// `states` holds `streams` states and `out` at least `len` values.
 #[inline(always)]
 unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
+    // SAFETY: the caller's contract; the second argument is `vector_aligned(out)`.
+    unsafe {
+        if vector_aligned(out) {
+            fill_stores::<K, G, true>(out, len, states, streams)
+        } else {
+            fill_stores::<K, G, false>(out, len, states, streams)
+        }
+    }
+}
+
+/// [`fill`] with its stores chosen ([`store_group`]).
+///
+/// # Safety
+/// As [`fill`]; with `ALIGNED`, `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_stores<K: Group, G: Generator, const ALIGNED: bool>(
+    out: *mut K::Item,
+    len: u64,
+    states: *mut G,
+    streams: u64,
+) {
     let (gtid, threads) = grid_position();
     let mut s = gtid;
     while s < streams {
@@ -181,7 +212,7 @@ unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut
         unsafe {
             let mut rng = states.add(s as usize).read();
             fill_stream::<K, _, _>(&mut rng, s as usize, streams as usize, len as usize, |base, g, valid| {
-                store_group(out, base, g, valid)
+                store_group::<ALIGNED, _>(out, base, g, valid)
             });
             states.add(s as usize).write(rng);
         }
@@ -240,6 +271,29 @@ unsafe fn fill_collective<K: Group, G: Collective>(
     pad: u64,
     lanes: u64,
 ) {
+    // SAFETY: the caller's contract; the third argument is `vector_aligned(out)`.
+    unsafe {
+        if vector_aligned(out) {
+            fill_collective_stores::<K, G, true>(out, len, words, streams, pad, lanes)
+        } else {
+            fill_collective_stores::<K, G, false>(out, len, words, streams, pad, lanes)
+        }
+    }
+}
+
+/// [`fill_collective`] with its stores chosen ([`store_group`]).
+///
+/// # Safety
+/// As [`fill_collective`]; with `ALIGNED`, `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_collective_stores<K: Group, G: Collective, const ALIGNED: bool>(
+    out: *mut K::Item,
+    len: u64,
+    words: *mut u32,
+    streams: u64,
+    pad: u64,
+    lanes: u64,
+) {
     let (gtid, threads) = grid_position();
     let groups = len.div_ceil(GROUP as u64);
     let mut a = gtid;
@@ -261,10 +315,10 @@ unsafe fn fill_collective<K: Group, G: Collective>(
                     // Whole groups but the stream's last, which `len` may cut short (a constant
                     // length keeps the 16-byte vector store).
                     if r + 1 < mine {
-                        store_group(out, base as usize, g, GROUP);
+                        store_group::<ALIGNED, _>(out, base as usize, g, GROUP);
                         base += step;
                     } else if r + 1 == mine {
-                        store_group(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                        store_group::<ALIGNED, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
                     }
                     r += 1;
                 }
@@ -549,8 +603,8 @@ unsafe fn curand_host<G: CurandGenerator, V: CurandValue>(
                     from,
                     to,
                     |i, g| unsafe {
-                        if G::GROUP == GROUP as u64 && i % GROUP as u64 == 0 {
-                            store_group(out, i as usize, g, GROUP);
+                        if G::GROUP == GROUP as u64 && i % GROUP as u64 == 0 && vector_aligned(out) {
+                            store_group::<true, _>(out, i as usize, g, GROUP);
                         } else {
                             let mut j = 0;
                             while j < G::GROUP as usize && j < GROUP {

@@ -183,12 +183,28 @@ fi
 fi
 
 if want bench; then
-heading "warpmc bench (log: bench.log)"
+heading "warpmc bench (log: bench.log; SM clocks sampled into clocks.log)"
+# The GPU's clocks, power and temperature every 250 ms while the benchmark runs (a read-only
+# query): compute-bound kernels scale with the SM clock, so a capped clock shows here.
+CLOCK_FIELDS="timestamp,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu"
+CLOCK_PID=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu="$CLOCK_FIELDS" --format=csv -lms 250 >"$OUT_DIR/clocks.log" 2>&1 &
+    CLOCK_PID=$!
+fi
 ./warpmc bench --json-out "$OUT_DIR/bench.json" --markdown-out "$OUT_DIR/bench.md" >"$OUT_DIR/bench.log" 2>&1
 rc=$?
+if [ -n "$CLOCK_PID" ]; then
+    kill "$CLOCK_PID" 2>/dev/null
+    wait "$CLOCK_PID" 2>/dev/null
+    # The SM clock while the GPU was busy (samples above 100 W), against its maximum.
+    CLOCKS="$(awk -F', ' 'NR > 1 && $5 + 0 > 100 { n++; s += $2; if (min == "" || $2 + 0 < min) min = $2 + 0; max = $3 } END { if (n) printf "SM clock while busy (%d samples over 100 W): mean %.0f MHz, min %d MHz; max SM clock %s", n, s / n, min, max; else print "SM clock: no busy samples" }' "$OUT_DIR/clocks.log")"
+    echo "$CLOCKS"
+fi
 echo "bench: exit $rc (its table is in the summary below)"
 summary ""
-summary "bench (exit $rc; bench.json, bench.md, bench.log):"
+summary "bench (exit $rc; bench.json, bench.md, bench.log, clocks.log):"
+[ -n "${CLOCKS:-}" ] && summary "  $CLOCKS"
 if [ "$rc" -eq 0 ] && [ -f "$OUT_DIR/bench.md" ]; then
     cat "$OUT_DIR/bench.md" >>"$SUMMARY"
 else
