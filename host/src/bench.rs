@@ -1353,7 +1353,7 @@ impl BenchReport {
         push_failures(&mut m, &mut failures);
 
         if let Some(g) = &self.gpu {
-            m += "**warpmc beside cuRAND's host API** (GPU, into device memory; warpmc's cuRAND-compatible mode is `warpmc::bulk` with `Ordering::CurandLegacy`, timed per call including its upload of the lanes' start words; same seed, offset 0, legacy ordering on both sides).\n\n";
+            m += "**warpmc beside cuRAND's host API** (GPU, into device memory; warpmc's cuRAND-compatible mode is `warpmc::bulk` with `Ordering::CurandLegacy`, timed per call including its host-side set-up; same seed, offset 0, legacy ordering on both sides).\n\n";
             m += "| algorithm | output | warpmc G values/s | cuRAND G values/s | warpmc / cuRAND | target | same output |\n";
             m += "|---|---|---:|---:|---:|---:|---|\n";
             for c in &g.curand {
