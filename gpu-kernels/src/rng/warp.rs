@@ -585,10 +585,10 @@ mod tests {
         let p = WARP_CHARPOLY;
         let order = vec![u64::MAX; 16];
         assert_eq!(x_pow(&order, &p), warp_algebra::ONE, "x^(2^1024 - 1) = 1");
-        for i in 0..factors.len() {
+        for (i, factor) in FACTORS.iter().enumerate().take(factors.len()) {
             let cofactor =
                 factors.iter().enumerate().filter(|&(j, _)| j != i).fold(vec![1u64], |a, (_, g)| mul_small(&a, g));
-            assert_ne!(x_pow(&cofactor, &p), warp_algebra::ONE, "x^((2^1024 - 1) / {})", FACTORS[i]);
+            assert_ne!(x_pow(&cofactor, &p), warp_algebra::ONE, "x^((2^1024 - 1) / {factor})");
         }
     }
 
@@ -619,10 +619,10 @@ mod tests {
         // Jumps compose: warp 0x12 = 0x10 + 0x2, and warp 3 is warp 1 jumped twice more.
         let j = |w: u64, s: &[u32; LANES]| {
             let mut s = *s;
-            for q in 0..WARP_JUMP_POSITIONS {
+            for (q, jumps) in WARP_JUMPS.iter().enumerate().take(WARP_JUMP_POSITIONS) {
                 let d = ((w >> (4 * q)) & 15) as usize;
                 if d != 0 {
-                    s = apply_words(&WARP_JUMPS[q][d - 1], &s);
+                    s = apply_words(&jumps[d - 1], &s);
                 }
             }
             s
