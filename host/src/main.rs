@@ -185,6 +185,43 @@ struct QualityArgs {
     /// Also write an external battery's own output to this file as it runs (for runs of hours).
     #[arg(long)]
     log: Option<PathBuf>,
+    /// TestU01 batteries only: run each test of the battery in its own process, this many at a
+    /// time, each on the words from their start ([1, 1024]; 1: the battery in one process on one
+    /// unbroken stream, TestU01's own way).
+    #[arg(long, default_value_t = 1)]
+    jobs: u32,
+    /// TestU01 batteries only: run only these tests (numbered from 1 as in TestU01's guide:
+    /// "1-50,77"), each in its own process; for a battery split over several runs.
+    #[arg(long, value_parser = parse_tests)]
+    tests: Option<TestList>,
+    /// With --log, TestU01 batteries: take the tests the log already holds from an earlier,
+    /// stopped run of the same generator, seed, interleave and battery, and run only the rest.
+    #[arg(long)]
+    resume: bool,
+}
+
+/// The numbers of `--tests`.
+#[derive(Clone, Debug)]
+struct TestList(Vec<u32>);
+
+/// `1-50,77`: numbers and inclusive ranges (the battery checks the range).
+fn parse_tests(s: &str) -> Result<TestList, String> {
+    let bad = || format!("'{s}' is not a list of test numbers and ranges (example: 1-50,77)");
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<u32>().map_err(|_| bad())?, b.trim().parse::<u32>().map_err(|_| bad())?),
+            None => {
+                let v = part.trim().parse::<u32>().map_err(|_| bad())?;
+                (v, v)
+            }
+        };
+        if lo > hi || hi - lo > 10_000 {
+            return Err(bad());
+        }
+        out.extend(lo..=hi);
+    }
+    Ok(TestList(out))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -442,6 +479,9 @@ fn quality(a: QualityArgs) -> warpmc::Result<()> {
         interleave: count_in("interleave", a.interleave, 1, INTERLEAVE_MAX, "[1, 2^24]")?,
         words: a.words.map(|w| count_in("words", w, WORDS_MIN, WORDS_MAX, "[2^20, 2^36]")).transpose()?,
         log: a.log,
+        jobs: a.jobs,
+        tests: a.tests.map(|t| t.0),
+        resume: a.resume,
     };
     let report = run(&spec)?;
     if a.json {

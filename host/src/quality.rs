@@ -170,6 +170,17 @@ pub enum Battery {
 }
 
 impl Battery {
+    /// TestU01's name of the battery and its number of tests (as TestU01's guide numbers them),
+    /// for TestU01's batteries.
+    pub fn testu01_tests(self) -> Option<(&'static str, u32)> {
+        match self {
+            Battery::SmallCrush => Some(("SmallCrush", 10)),
+            Battery::Crush => Some(("Crush", 96)),
+            Battery::BigCrush => Some(("BigCrush", 106)),
+            Battery::Quick | Battery::Dieharder => None,
+        }
+    }
+
     /// The name users type (`--battery`).
     pub fn name(self) -> &'static str {
         match self {
@@ -219,6 +230,8 @@ pub const STATE_BYTES_MAX: u64 = 1 << 30;
 pub const FAIL_P: f64 = 1e-10;
 /// p-values below this, or above 1 minus this, are suspect (if they do not fail).
 pub const SUSPECT_P: f64 = 1e-4;
+/// Most TestU01 processes side by side (`--jobs`).
+pub const JOBS_MAX: u32 = 1024;
 
 /// A quality run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -234,6 +247,19 @@ pub struct QualitySpec {
     /// An external battery's output is also written to this file as it arrives, so that a run of
     /// hours leaves its finished tests behind if it is stopped.
     pub log: Option<PathBuf>,
+    /// TestU01 processes side by side (`[1, 1024]`). 1: the battery in one TestU01Drv process,
+    /// its tests one after the other on one unbroken stream (TestU01's own way). `N > 1`: each
+    /// test of the battery in its own `warpmc-testu01` process, `N` at a time, every test on the
+    /// tested words from their start (see the module docs). Only for TestU01's batteries.
+    pub jobs: u32,
+    /// Only these tests of a TestU01 battery (numbered from 1 as in TestU01's guide), each in
+    /// its own process as with `jobs > 1`; `None`: all of them. For a battery split over several
+    /// runs; the report says which tests it holds.
+    pub tests: Option<Vec<u32>>,
+    /// With `log`, in the test-by-test mode: take the tests the log already holds (from an
+    /// earlier run of the same generator, seed, interleave and battery that was stopped) and run
+    /// only the others, appending to the log.
+    pub resume: bool,
 }
 
 impl Default for QualitySpec {
@@ -246,6 +272,9 @@ impl Default for QualitySpec {
             interleave: 1,
             words: None,
             log: None,
+            jobs: 1,
+            tests: None,
+            resume: false,
         }
     }
 }
@@ -266,6 +295,38 @@ impl QualitySpec {
             if !(WORDS_MIN..=WORDS_MAX).contains(&words) {
                 return Err(Error::invalid("words", words, "[2^20, 2^36]"));
             }
+        }
+        if !(1..=JOBS_MAX).contains(&self.jobs) {
+            return Err(Error::invalid("jobs", self.jobs, format!("[1, {JOBS_MAX}]")));
+        }
+        if let Some(tests) = &self.tests {
+            let Some((name, count)) = self.battery.testu01_tests() else {
+                return Err(Error::invalid(
+                    "tests",
+                    format!("{tests:?}"),
+                    format!("none for {}: only TestU01's batteries have numbered tests", self.battery),
+                ));
+            };
+            if let Some(&t) = tests.iter().find(|&&t| !(1..=count).contains(&t)) {
+                return Err(Error::invalid("tests", t, format!("[1, {count}] (the tests of {name})")));
+            }
+            if tests.is_empty() {
+                return Err(Error::invalid("tests", "an empty list", format!("test numbers in [1, {count}]")));
+            }
+        }
+        if self.resume && (self.log.is_none() || self.battery.testu01_tests().is_none()) {
+            return Err(Error::invalid(
+                "resume",
+                "set",
+                "only with --log and a TestU01 battery (it reads the tests the log already holds)",
+            ));
+        }
+        if self.jobs > 1 && self.battery.testu01_tests().is_none() {
+            return Err(Error::invalid(
+                "jobs",
+                self.jobs,
+                format!("1 for {}: only TestU01's batteries run their tests side by side", self.battery),
+            ));
         }
         Ok(())
     }
@@ -425,6 +486,11 @@ pub fn run(spec: &QualitySpec) -> Result<QualityReport> {
         Battery::Quick => {
             let (tests, words) = quick(source, spec)?;
             (tests, words, None)
+        }
+        Battery::SmallCrush | Battery::Crush | Battery::BigCrush
+            if spec.jobs > 1 || spec.tests.is_some() || spec.resume =>
+        {
+            testu01_by_test(spec)?
         }
         Battery::SmallCrush | Battery::Crush | Battery::BigCrush => {
             let name = match spec.battery {
@@ -1064,6 +1130,257 @@ fn testu01_program() -> PathBuf {
     if installed.is_file() { installed } else { "TestU01Drv".into() }
 }
 
+/// warpmc's TestU01 driver (`cargo xtask setup --quality` builds it from
+/// xtask/src/testu01_tests.c): `$WARPMC_TESTU01_TESTS`, else the workspace's
+/// `target/tools/testu01/bin/warpmc-testu01` if it exists, else `warpmc-testu01` on `PATH`.
+fn testu01_tests_program() -> PathBuf {
+    if let Some(p) = std::env::var_os("WARPMC_TESTU01_TESTS") {
+        return p.into();
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
+    let installed = workspace.join(TESTU01_ROOT).join("bin").join("warpmc-testu01");
+    if installed.is_file() { installed } else { "warpmc-testu01".into() }
+}
+
+/// The statistics of one test of a battery run alone: the driver's
+/// `warpmc-testu01-result <test> <p> <name>` lines, named `"<test> <name>"`.
+fn parse_testu01_tests(out: &str) -> Vec<TestResult> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("warpmc-testu01-result "))
+        .filter_map(|rest| {
+            let mut parts = rest.splitn(3, ' ');
+            let (test, p, name) = (parts.next()?, parts.next()?, parts.next()?);
+            let p: f64 = p.parse().ok()?;
+            Some(TestResult::new(format!("{test} {}", name.trim()), f64::NAN, p))
+        })
+        .collect()
+}
+
+/// A p-value the way TestU01's summaries print it: `eps` below 1e-300, `1 - eps1` above
+/// 1 - 1e-15, `1 - q` near 1.
+fn testu01_p_text(p: f64) -> String {
+    if p < 1e-300 {
+        "eps".into()
+    } else if p > 1.0 - 1e-15 {
+        "1 - eps1".into()
+    } else if p > 0.5 {
+        format!("1 - {:.1e}", 1.0 - p)
+    } else if p < 0.01 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// `spec`'s TestU01 battery with each test in its own `warpmc-testu01` process, `spec.jobs` at a
+/// time, each reading the tested words from their start. The results come in the battery's
+/// order whatever order the tests finish in; the summary lists, as TestU01's does, the
+/// statistics outside `[0.001, 0.999]`. The log gets each test's whole output when it finishes.
+fn testu01_by_test(spec: &QualitySpec) -> Result<(Vec<TestResult>, u64, Option<String>)> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    let (battery, count) = spec.battery.testu01_tests().expect("validated: a TestU01 battery");
+    let program = testu01_tests_program();
+    // The log's first line names what it tests; `resume` takes only a log of the same words.
+    let header = format!(
+        "# warpmc quality: generator {}, seed {}, interleave {}, battery {}",
+        spec.generator.name(),
+        spec.seed,
+        spec.interleave,
+        spec.battery.name()
+    );
+    let mut earlier: Vec<TestRun> = Vec::new();
+    let log = match &spec.log {
+        Some(p) if spec.resume && p.exists() => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::io(format!("cannot read the log file {} to resume", p.display()), e))?;
+            if text.lines().next() != Some(header.as_str()) {
+                return Err(Error::invalid(
+                    "resume",
+                    p.display(),
+                    format!("a log that starts with `{header}` (this one holds other words)"),
+                ));
+            }
+            earlier = logged_tests(&text, battery);
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(p)
+                .map_err(|e| Error::io(format!("cannot append to the log file {}", p.display()), e))?;
+            Some(Mutex::new(f))
+        }
+        Some(p) => {
+            let mut f = std::fs::File::create(p)
+                .map_err(|e| Error::io(format!("cannot create the log file {}", p.display()), e))?;
+            writeln!(f, "{header}").map_err(|e| Error::io("cannot write the battery's log file", e))?;
+            Some(Mutex::new(f))
+        }
+        None => None,
+    };
+    let chosen: Vec<u32> = match &spec.tests {
+        Some(list) => {
+            let mut l = list.clone();
+            l.sort_unstable();
+            l.dedup();
+            l
+        }
+        None => (1..=count).collect(),
+    };
+    let to_run: Vec<u32> = chosen.iter().copied().filter(|t| !earlier.iter().any(|(e, ..)| e == t)).collect();
+    earlier.retain(|(t, ..)| chosen.contains(t));
+    let next = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let done: Mutex<Vec<TestRun>> = Mutex::new(Vec::new());
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let work = || {
+        while !stop.load(Ordering::Relaxed) {
+            let Some(&test) = to_run.get(next.fetch_add(1, Ordering::Relaxed) as usize) else { return };
+            let one = || -> Result<(Vec<TestResult>, u64, f64)> {
+                let source = word_source(spec.generator, spec.seed, spec.interleave)?;
+                let arg = test.to_string();
+                let out = pipe_words(&program, &[battery, &arg], source, None)?;
+                if let Some(log) = &log {
+                    let mut f = log.lock().expect("no thread panics holding the log");
+                    writeln!(
+                        f,
+                        "==== {battery} test {test} ({}, {} words) ====\n{}",
+                        out.command, out.words, out.stdout
+                    )
+                    .and_then(|()| f.flush())
+                    .map_err(|e| Error::io("cannot write the battery's log file", e))?;
+                }
+                let tests = parse_testu01_tests(&out.stdout);
+                if tests.is_empty() {
+                    return Err(external_failed("warpmc-testu01", "its output has no test results", &out));
+                }
+                Ok((tests, out.words, testu01_cpu_seconds(&out.stdout).unwrap_or(0.0)))
+            };
+            match one() {
+                Ok((tests, words, cpu)) => {
+                    done.lock().expect("no thread panics holding the results").push((test, tests, words, cpu))
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    first_error.lock().expect("no thread panics holding the error").get_or_insert(e);
+                    return;
+                }
+            }
+        }
+    };
+    let jobs = spec.jobs.min(to_run.len() as u32);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(work);
+        }
+    });
+    if let Some(e) = first_error.into_inner().expect("the workers have ended") {
+        return Err(e);
+    }
+    let mut done = done.into_inner().expect("the workers have ended");
+    let resumed = earlier.len();
+    done.extend(earlier);
+    done.sort_by_key(|(test, ..)| *test);
+    let words = done.iter().map(|(_, _, w, _)| w).sum();
+    let cpu: f64 = done.iter().map(|(.., c)| c).sum();
+    let tests: Vec<TestResult> = done.into_iter().flat_map(|(_, t, ..)| t).collect();
+    let mut which = if chosen.len() as u32 == count { String::new() } else { format!(" tests {}", test_list(&chosen)) };
+    if resumed > 0 {
+        which += &format!(" ({resumed} of them from the log of an earlier run)");
+    }
+    let mut summary = format!(
+        "========= Summary results of {battery}{which}, each test alone ({} processes, up to {} at a time, \
+         each on the words from their start) =========\n\n Generator:        {}, seed {}, {}\n \
+         Number of statistics:  {}\n Total CPU time:   {}:{:02}:{:05.2} (TestU01's count, summed over the processes)\n",
+        chosen.len(),
+        spec.jobs,
+        spec.generator.name(),
+        spec.seed,
+        if spec.interleave == 1 {
+            "stream 0".to_string()
+        } else {
+            format!("streams 0..{} interleaved", spec.interleave)
+        },
+        tests.len(),
+        (cpu / 3600.0).floor(),
+        ((cpu / 60.0).floor() as u64) % 60,
+        cpu % 60.0,
+    );
+    let outside: Vec<&TestResult> = tests.iter().filter(|t| !(0.001..=0.999).contains(&t.p_value)).collect();
+    if outside.is_empty() {
+        summary += "\n\n All tests were passed\n";
+    } else {
+        summary += "\n The following tests gave p-values outside [0.001, 0.9990]:\n\n       Test                          p-value\n \
+                    ----------------------------------------------\n";
+        for t in &outside {
+            let (number, name) = t.name.split_once(' ').unwrap_or(("", &t.name));
+            summary += &format!(" {number:>2}  {name:<30}{}\n", testu01_p_text(t.p_value));
+        }
+        summary += " ----------------------------------------------\n All other tests were passed\n";
+    }
+    Ok((tests, words, Some(summary)))
+}
+
+/// The seconds of TestU01's summary line ` Total CPU time:   00:01:23.45` (h:mm:ss.ss).
+fn testu01_cpu_seconds(out: &str) -> Option<f64> {
+    let line = out.lines().find_map(|l| l.trim().strip_prefix("Total CPU time:"))?;
+    let mut seconds = 0.0;
+    for part in line.trim().split(':') {
+        seconds = seconds * 60.0 + part.trim().parse::<f64>().ok()?;
+    }
+    Some(seconds)
+}
+
+/// One test of a battery run alone: its number, its statistics, the words it read and
+/// TestU01's CPU seconds.
+type TestRun = (u32, Vec<TestResult>, u64, f64);
+
+/// The tests a test-by-test log holds: each `==== <battery> test <n> (<command>, <w> words) ====`
+/// block with its result lines (a block is written whole when its test ends).
+fn logged_tests(log: &str, battery: &str) -> Vec<TestRun> {
+    let prefix = format!("==== {battery} test ");
+    let mut found: Vec<TestRun> = Vec::new();
+    let mut block: Option<(u32, u64, String)> = None;
+    let mut finish = |block: Option<(u32, u64, String)>| {
+        if let Some((test, words, text)) = block {
+            let tests = parse_testu01_tests(&text);
+            if !tests.is_empty() && !found.iter().any(|(t, ..)| *t == test) {
+                found.push((test, tests, words, testu01_cpu_seconds(&text).unwrap_or(0.0)));
+            }
+        }
+    };
+    for line in log.lines() {
+        if let Some(rest) = line.strip_prefix(&prefix) {
+            finish(block.take());
+            let test = rest.split(' ').next().and_then(|n| n.parse().ok());
+            let words = rest
+                .rsplit_once(" words)")
+                .and_then(|(head, _)| head.rsplit(' ').next())
+                .and_then(|w| w.parse().ok())
+                .unwrap_or(0);
+            block = test.map(|t| (t, words, String::new()));
+        } else if let Some((_, _, text)) = block.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    finish(block);
+    found
+}
+
+/// Test numbers as ranges: `[1, 2, 3, 7]` is `1-3,7`.
+fn test_list(sorted: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 /// An external battery's output.
 struct ExternalRun {
     command: String,
@@ -1673,6 +1990,75 @@ p-value of test                       :    1 - 3.2e-12 *****
         assert!(r.tests.len() >= 15, "{r}");
         let r = external(GeneratorKind::Lcg32, Battery::SmallCrush);
         assert!(!r.passed(), "{r}");
+    }
+
+    /// Needs warpmc-testu01 (`cargo xtask setup --quality` builds it); about 6 s for each of 2
+    /// generators. Each test of SmallCrush alone, 3 processes at a time: the battery's 10 tests
+    /// and 15 statistics in its order, the verdicts of the whole battery, and test 1 (which also
+    /// starts at the stream's first word in the whole battery) with the whole battery's p-value.
+    #[test]
+    fn quality_smallcrush_by_test() {
+        let spec = |generator, jobs| QualitySpec {
+            generator,
+            seed: 12345,
+            battery: Battery::SmallCrush,
+            jobs,
+            ..Default::default()
+        };
+        let by_test = run(&spec(GeneratorKind::Philox4x32x10, 3)).unwrap();
+        println!("{by_test}");
+        assert_eq!(by_test.tests.len(), 15, "{by_test}");
+        let numbers: Vec<u32> =
+            by_test.tests.iter().map(|t| t.name.split(' ').next().unwrap().parse().unwrap()).collect();
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 6, 7, 8, 9, 10, 10, 10, 10, 10]);
+        assert_eq!(by_test.tests[0].name, "1 BirthdaySpacings");
+        assert!(by_test.passed(), "{by_test}");
+        let whole = run(&spec(GeneratorKind::Philox4x32x10, 1)).unwrap();
+        let (p_whole, p_alone) = (whole.tests[0].p_value, by_test.tests[0].p_value);
+        // TestU01 prints two decimals in its details (the whole battery's p); the driver all 17.
+        assert!((p_whole - p_alone).abs() <= 0.0051, "test 1: whole battery p = {p_whole}, alone p = {p_alone}");
+        let lcg = run(&spec(GeneratorKind::Lcg32, 2)).unwrap();
+        assert!(!lcg.passed() && lcg.count(Verdict::Fail) >= 10, "{lcg}");
+        assert!(lcg.external.as_deref().unwrap().contains(" 1  BirthdaySpacings              eps"), "{lcg}");
+
+        for (jobs, battery) in
+            [(0, Battery::SmallCrush), (JOBS_MAX + 1, Battery::Crush), (2, Battery::Quick), (2, Battery::Dieharder)]
+        {
+            let e = run(&QualitySpec { battery, jobs, ..Default::default() }).unwrap_err();
+            assert!(e.to_string().contains("jobs"), "{e}");
+        }
+        let e =
+            run(&QualitySpec { battery: Battery::Crush, tests: Some(vec![1, 97]), ..Default::default() }).unwrap_err();
+        assert!(e.to_string().contains("tests") && e.to_string().contains("[1, 96]"), "{e}");
+        assert_eq!(test_list(&[1, 2, 3, 7, 9, 10]), "1-3,7,9-10");
+
+        // A run split in two: the second resumes from the first one's log and runs only the rest.
+        let dir = std::env::temp_dir().join(format!("warpmc-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("smallcrush.log");
+        let part = |tests: Option<Vec<u32>>, resume| QualitySpec {
+            generator: GeneratorKind::Philox4x32x10,
+            seed: 12345,
+            battery: Battery::SmallCrush,
+            jobs: 2,
+            tests,
+            resume,
+            log: Some(log.clone()),
+            ..Default::default()
+        };
+        let first = run(&part(Some(vec![1, 2, 9]), false)).unwrap();
+        assert_eq!(first.tests.len(), 3);
+        let whole = run(&part(None, true)).unwrap();
+        assert_eq!(whole.tests.len(), 15, "{whole}");
+        assert!(whole.external.as_deref().unwrap().contains("(3 of them from the log of an earlier run)"), "{whole}");
+        for (a, b) in by_test.tests.iter().zip(&whole.tests) {
+            assert_eq!((&a.name, a.p_value), (&b.name, b.p_value), "resumed results equal one run's");
+        }
+        let other = QualitySpec { seed: 1, ..part(None, true) };
+        let e = run(&other).unwrap_err();
+        assert!(e.to_string().contains("resume"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(testu01_cpu_seconds(" Total CPU time:   01:02:03.50\n"), Some(3723.5));
     }
 
     /// Needs dieharder (`cargo xtask setup --quality`, which `cargo xtask test` runs); about 30 s.

@@ -63,6 +63,14 @@ pub fn device_bundle() -> Result<()> {
         );
     }
 
+    // And warpmc's own TestU01 driver, for the test-by-test SmallCrush test.
+    let tests_driver = Path::new(warpmc_testu01_root()).join("bin/warpmc-testu01");
+    if tests_driver.is_file() {
+        add_binary(&tests_driver, &bundle.join("warpmc-testu01"), strip)?;
+    } else {
+        println!("  note: no {}: run.sh will skip the test-by-test SmallCrush test", tests_driver.display());
+    }
+
     fs::write(bundle.join("run.sh"), RUN_SH)?;
     fs::set_permissions(bundle.join("run.sh"), fs::Permissions::from_mode(0o755))?;
     fs::write(bundle.join("README.txt"), README)?;

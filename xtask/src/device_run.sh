@@ -105,7 +105,7 @@ for bin in "$BUNDLE"/*-test; do
     BINARIES=$((BINARIES + 1))
     heading "$name"
     start=$SECONDS
-    # The battery tests of the warpmc executable need TestU01Drv (shipped in the bundle when
+    # The battery tests of the warpmc executable need TestU01Drv and warpmc-testu01 (shipped in the bundle when
     # the development machine had it) and Debian's dieharder (not on GPU machines): CPU tests that
     # CI runs; here a missing tool skips its test, and the summary says so.
     SKIPS=()
@@ -114,6 +114,11 @@ for bin in "$BUNDLE"/*-test; do
             export WARPMC_TESTU01DRV="$BUNDLE/TestU01Drv"
         else
             SKIPS+=(--skip quality_smallcrush)
+        fi
+        if [ -x "$BUNDLE/warpmc-testu01" ]; then
+            export WARPMC_TESTU01_TESTS="$BUNDLE/warpmc-testu01"
+        else
+            SKIPS+=(--skip quality_smallcrush_by_test)
         fi
         command -v dieharder >/dev/null 2>&1 || SKIPS+=(--skip quality_dieharder)
     fi

@@ -2,7 +2,7 @@
 //! ptx-toolchain`), its rust-src, and ptxas. Each step checks first and does nothing when its
 //! part is already there.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -140,6 +140,9 @@ pub const TESTU01DRV_VERSION: &str = "0.1.1";
 pub const TESTU01_ROOT: &str = "target/tools/testu01";
 /// The binary inside it.
 pub const TESTU01DRV: &str = "target/tools/testu01/bin/TestU01Drv";
+/// warpmc's own TestU01 driver (xtask/src/testu01_tests.c): chosen tests of a battery, so that
+/// `warpmc quality --jobs N` can run a battery's tests side by side.
+pub const TESTU01_TESTS: &str = "target/tools/testu01/bin/warpmc-testu01";
 /// dieharder, from the Debian package of that name.
 pub const DIEHARDER: &str = "/usr/bin/dieharder";
 
@@ -167,6 +170,7 @@ pub fn install_quality_tools() -> Result<()> {
             bail!("`cargo install TestU01Drv` succeeded, but {} is not there", drv.display());
         }
     }
+    build_testu01_tests(&root)?;
     if Path::new(DIEHARDER).exists() {
         eprintln!("setup: dieharder: installed ({DIEHARDER})");
         return Ok(());
@@ -180,6 +184,93 @@ pub fn install_quality_tools() -> Result<()> {
     if !Path::new(DIEHARDER).exists() {
         bail!("apt-get installed dieharder, but {DIEHARDER} is not there");
     }
+    Ok(())
+}
+
+/// TestU01's C sources as the crates.io package TestU01Drv ships them: the copy cargo unpacked
+/// into its registry when it installed TestU01Drv (`$CARGO_HOME/registry/src/*/TestU01Drv-V/`).
+fn testu01_sources() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let registries = std::fs::read_dir(home.join("registry/src")).ok()?;
+    registries
+        .filter_map(|r| r.ok())
+        .map(|r| r.path().join(format!("TestU01Drv-{TESTU01DRV_VERSION}/TestU01-1.2.3")))
+        .find(|p| p.join("include/bbattery.h").is_file())
+}
+
+/// Builds [`TESTU01_TESTS`] from xtask/src/testu01_tests.c and TestU01's C sources (compiled
+/// once into target/tools/testu01/obj, two compilers at a time: about 15 s on two cores). Rebuilt
+/// when the driver's source is newer than the binary.
+fn build_testu01_tests(root: &Path) -> Result<()> {
+    let out = root.join(TESTU01_TESTS);
+    let driver = root.join("xtask/src/testu01_tests.c");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if out.is_file() && modified(&out) >= modified(&driver) {
+        eprintln!("setup: warpmc-testu01: built ({TESTU01_TESTS})");
+        return Ok(());
+    }
+    let sources = match testu01_sources() {
+        Some(s) => s,
+        None => {
+            // TestU01Drv is installed but cargo's unpacked copy is gone: installing it again
+            // unpacks it.
+            eprintln!("setup: warpmc-testu01: TestU01's sources are not in cargo's registry, reinstalling TestU01Drv");
+            let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+            install.env_remove("CARGO_TARGET_DIR");
+            install.args(["install", "TestU01Drv", "--version", TESTU01DRV_VERSION, "--locked", "--force", "--root"]);
+            install.arg(root.join(TESTU01_ROOT));
+            run(&mut install)?;
+            testu01_sources().context("TestU01's sources are not in cargo's registry after installing TestU01Drv")?
+        }
+    };
+    eprintln!("setup: warpmc-testu01: compiling TestU01 1.2.3 from {} and {}", sources.display(), driver.display());
+    let obj = root.join(TESTU01_ROOT).join("obj");
+    std::fs::create_dir_all(&obj)?;
+    let lib = obj.join("libtestu01.a");
+    if !lib.is_file() {
+        let mut files = Vec::new();
+        for dir in ["mylib", "probdist", "testu01"] {
+            for e in std::fs::read_dir(sources.join(dir))? {
+                let p = e?.path();
+                if p.extension().is_some_and(|x| x == "c") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        let include = sources.join("include");
+        let compile = |f: &Path| -> Result<PathBuf> {
+            let o = obj.join(f.file_stem().expect("a C file has a name")).with_extension("o");
+            run(Command::new("cc").args(["-O2", "-w", "-c"]).arg("-I").arg(&include).arg(f).arg("-o").arg(&o))?;
+            Ok(o)
+        };
+        let (a, b) = files.split_at(files.len() / 2);
+        let (oa, ob) = std::thread::scope(|s| {
+            let first = s.spawn(|| a.iter().map(|f| compile(f)).collect::<Result<Vec<_>>>());
+            let second = b.iter().map(|f| compile(f)).collect::<Result<Vec<_>>>();
+            (first.join().expect("the compiler thread does not panic"), second)
+        });
+        let objects: Vec<PathBuf> = oa?.into_iter().chain(ob?).collect();
+        // An archive, so that the linker takes only what the driver needs (TestU01's sources
+        // also hold a program's main and a few duplicated helpers).
+        let partial = obj.join("libtestu01.a.part");
+        let _ = std::fs::remove_file(&partial);
+        run(Command::new("ar").arg("rcs").arg(&partial).args(&objects))?;
+        std::fs::rename(&partial, &lib)?;
+    }
+    std::fs::create_dir_all(out.parent().expect("the binary has a folder"))?;
+    run(Command::new("cc")
+        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(sources.join("include"))
+        .arg(&driver)
+        .arg(&lib)
+        .arg("-lm")
+        .arg("-o")
+        .arg(&out))
+    .context("compiling warpmc-testu01 needs a C compiler (cc) and ar")?;
     Ok(())
 }
 
