@@ -101,14 +101,29 @@
 //! `warpmc quality --generator philox4x32-10 --battery smallcrush` (or `crush`, `bigcrush`,
 //! `dieharder`; `--seed`, `--interleave` as for the quick battery).
 //!
-//! `smallcrush`, `crush` and `bigcrush` stream the words as raw little-endian `u32` into the
-//! stdin of `TestU01Drv --tests <Battery>` (crates.io crate `TestU01Drv`, which builds TestU01
+//! `smallcrush`, `crush` and `bigcrush` (in one process, the default `--jobs 1`) stream the words
+//! as raw little-endian `u32` into the stdin of `TestU01Drv --tests <Battery>` (crates.io crate `TestU01Drv`, which builds TestU01
 //! 1.2.3); `dieharder` streams them into `dieharder -g 200 -a` (200: raw words on stdin). The
 //! words are written from a thread until the program closes the pipe (the broken pipe is the
 //! normal end). Every p-value in the program's output becomes a [`TestResult`] (TestU01 prints
 //! two significant digits in its per-test details, `eps` for `p < 1e-300`, which is reported
 //! as 0); [`QualityReport::external`] keeps the program's own summary (TestU01's "Summary
 //! results" block, dieharder's whole table).
+//!
+//! **Test by test** (`--jobs N`, `--tests LIST`, `--resume`): a BigCrush is about three hours
+//! of one core, and one process cannot use more. With `--jobs N > 1` each test of the battery
+//! runs in its own process of `warpmc-testu01` (warpmc's own driver, `xtask/src/testu01_tests.c`,
+//! built on TestU01's `bbattery_Repeat*` entry points), `N` at a time, each fed its own copy of
+//! the tested words from their first word; the driver prints every p-value with 17 significant
+//! digits (TestU01's details print two). What changes against one process: in TestU01's own run
+//! test `k` reads the words after those of tests `1 .. k-1`; here every test reads the stream
+//! from its start, so the tests see overlapping stretches of it instead of disjoint ones. Each
+//! p-value is as valid as before (every test still reads one unbroken run of the tested words);
+//! the tests are no longer independent of each other, which the verdicts do not assume. Test 1
+//! reads the same words both ways, and a test checks that its p-value agrees. `--tests 1-50,77`
+//! runs only some tests; with `--log FILE` each test's whole output is appended to the log when
+//! it ends, and `--resume` takes the tests an earlier, stopped run of the same generator, seed,
+//! interleave and battery logged (the log's first line names them) and runs only the rest.
 //!
 //! `cargo xtask setup --quality` installs both: `cargo install TestU01Drv --locked --root
 //! target/tools/testu01` (a minute: it compiles TestU01's C code) and, as root, `apt-get install
@@ -126,9 +141,14 @@
 //!   even with the bits reversed (`TestU01Drv -r`); the quick battery's rank and
 //!   linear-complexity tests do, and so does TestU01's own linear-complexity test on the
 //!   lowest bit (`TestU01Drv -r -T LinComp-5000`: p = 1 - eps1 for the number of jumps);
-//! - Crush (about 2^35 words, "around 1 hour of CPU time") and BigCrush (about 2^38 words,
-//!   "around 8 hours") were not run here; the times are TestU01's guide's, on a 2.4 GHz Athlon
-//!   64. At the pipe's rate here (about 36 M words/s) BigCrush's words alone take two hours;
+//! - Crush (about 2^35 words) in one TestU01Drv process: 28 to 63 minutes per generator here;
+//!   test by test with `--jobs 2`: about 10 minutes for a fast generator (kiss 10.2, lfsr113
+//!   9.9, taus88 10.4 minutes), longer where generating the words dominates (the PRAND `gm`
+//!   generators make 8 to 28 M words/s on one core, and every test makes its words afresh);
+//! - BigCrush (about 2^38 words) on philox4x32-10 test by test with `--jobs 16` on the 16-core
+//!   Xeon host of the lent H100, 2026-11-23: 15 minutes of wall time for one stream, 16 for
+//!   4096 interleaved streams (2 h 54 min and 2 h 41 min of TestU01's CPU time); both pass,
+//!   every p-value in [0.014, 0.993]. In one process it never finished on this machine;
 //! - `dieharder -a` on philox4x32-10: 41 minutes (2458 s), 114 p-values, all Pass here
 //!   (dieharder itself called two WEAK, p = 0.9950 and 0.9995). Most of the time goes to
 //!   `rgb_lagged_sum`, whose 33 variants read up to 3.3 G words each.
@@ -160,9 +180,9 @@ pub enum Battery {
     /// TestU01's SmallCrush through TestU01Drv (15 statistics, about 6 s).
     #[value(name = "smallcrush")]
     SmallCrush,
-    /// TestU01's Crush through TestU01Drv (144 statistics, about an hour).
+    /// TestU01's Crush (144 statistics, about half an hour of one core).
     Crush,
-    /// TestU01's BigCrush through TestU01Drv (160 statistics, several hours).
+    /// TestU01's BigCrush (160 statistics, about three hours of one core: use `jobs`).
     #[value(name = "bigcrush")]
     BigCrush,
     /// dieharder's whole battery (`dieharder -g 200 -a`, tens of minutes or more).
