@@ -146,8 +146,8 @@
 //!   9.9, taus88 10.4 minutes), longer where generating the words dominates (the PRAND `gm`
 //!   generators make 8 to 28 M words/s on one core, and every test makes its words afresh);
 //! - BigCrush (about 2^38 words) on philox4x32-10 test by test with `--jobs 16` on the 16-core
-//!   Xeon host of the lent H100, 2026-11-23: 15 minutes of wall time for one stream, 16 for
-//!   4096 interleaved streams (2 h 54 min and 2 h 41 min of TestU01's CPU time); both pass,
+//!   Xeon host of the lent H100, 2026-11-23: 15 minutes of wall time for one stream and for
+//!   4096 interleaved streams (917 s and 921 s; 2 h 54 min and 2 h 41 min of TestU01's CPU time); both pass,
 //!   every p-value in [0.014, 0.993]. In one process it never finished on this machine;
 //! - `dieharder -a` on philox4x32-10: 41 minutes (2458 s), 114 p-values, all Pass here
 //!   (dieharder itself called two WEAK, p = 0.9950 and 0.9995). Most of the time goes to
