@@ -18,6 +18,8 @@ pub const GROUP: usize = 4;
 /// What a group holds.
 pub trait Group {
     type Item: Copy + Default + Send + Sync;
+    /// Words of the generator a group takes.
+    const WORDS: usize;
     /// The next group of a stream.
     fn next_group<G: Uniform32>(rng: &mut G) -> [Self::Item; GROUP];
 }
@@ -33,6 +35,7 @@ pub struct UniformsF64;
 pub struct Normals<M>(core::marker::PhantomData<M>);
 
 impl Group for Words {
+    const WORDS: usize = 4;
     type Item = u32;
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [u32; GROUP] {
@@ -41,6 +44,7 @@ impl Group for Words {
 }
 
 impl Group for Uniforms {
+    const WORDS: usize = 4;
     type Item = f32;
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [f32; GROUP] {
@@ -49,6 +53,7 @@ impl Group for Uniforms {
 }
 
 impl Group for UniformsF64 {
+    const WORDS: usize = 8;
     type Item = f64;
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [f64; GROUP] {
@@ -64,6 +69,7 @@ impl Group for UniformsF64 {
 }
 
 impl<M: MathMode> Group for Normals<M> {
+    const WORDS: usize = 4;
     type Item = f32;
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [f32; GROUP] {

@@ -16,7 +16,7 @@ use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
 use crate::normal::BoxMuller;
 use crate::platform::nvptx::shfl_xor;
-use crate::rng::{Collective, Generator};
+use crate::rng::{Collective, Generator, WarpStream};
 use crate::{Exact, Fast, MathMode};
 
 /// `(global thread index, total threads in the grid)`.
@@ -146,6 +146,14 @@ fn vector_aligned<T>(out: *mut T) -> bool {
     (out as usize) % align_of::<Vec4<T>>() == 0
 }
 
+/// `$f::<$T.., true>(args)` where `out` is [`vector_aligned`], `$f::<$T.., false>(args)` where it
+/// is not: a fill's loop compiled for each case (see [`store_group`]).
+macro_rules! by_alignment {
+    ($out:expr, $f:ident::<$($T:ty),*>($($arg:expr),* $(,)?)) => {
+        if vector_aligned($out) { $f::<$($T),*, true>($($arg),*) } else { $f::<$($T),*, false>($($arg),*) }
+    };
+}
+
 /// Store a group of `valid` values at `out + base`: one 16-byte vector store per whole group
 /// when `ALIGNED`, four scalar stores otherwise. The kernels decide `ALIGNED` once, from
 /// [`vector_aligned`], and run a loop compiled for each case: a test inside the loop let the
@@ -184,14 +192,8 @@ unsafe fn store_group<const ALIGNED: bool, T: Copy>(out: *mut T, base: usize, g:
 /// `states` holds `streams` states and `out` at least `len` values.
 #[inline(always)]
 unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
-    // SAFETY: the caller's contract; the second argument is `vector_aligned(out)`.
-    unsafe {
-        if vector_aligned(out) {
-            fill_stores::<K, G, true>(out, len, states, streams)
-        } else {
-            fill_stores::<K, G, false>(out, len, states, streams)
-        }
-    }
+    // SAFETY: the caller's contract; `ALIGNED` is `vector_aligned(out)`.
+    unsafe { by_alignment!(out, fill_stores::<K, G>(out, len, states, streams)) }
 }
 
 /// [`fill`] with its stores chosen ([`store_group`]).
@@ -217,6 +219,77 @@ unsafe fn fill_stores<K: Group, G: Generator, const ALIGNED: bool>(
             states.add(s as usize).write(rng);
         }
         s += threads;
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Warp-stream generators (MT19937): the states and layout of an ordinary generator, each stream
+// set up and filled by a warp (`rng::WarpStream`). Warp `w` of the grid takes streams `w`,
+// `w + warps`, ...; every loop bound is the same for the 32 lanes of a warp.
+// ------------------------------------------------------------------------------------------------
+
+/// `(global warp index, warps in the grid, lane)`.
+#[inline(always)]
+fn warp_position() -> (u64, u64, u64) {
+    let (gtid, threads) = grid_position();
+    (gtid / 32, threads / 32, gtid % 32)
+}
+
+/// [`init_states`] with a warp per stream.
+///
+/// # Safety
+/// `states` holds `streams` states.
+#[inline(always)]
+unsafe fn init_warp_streams<G: WarpStream>(states: *mut G, seed: u64, first_stream: u64, streams: u64) {
+    let (w, warps, _) = warp_position();
+    let mut s = w;
+    while s < streams {
+        // SAFETY: in bounds by the contract; the 32 lanes are here together with the same `s`.
+        unsafe { G::init_warp(states.add(s as usize), seed, first_stream + s) };
+        s += warps;
+    }
+}
+
+/// [`fill`] with a warp per stream: the same values in the same places.
+///
+/// # Safety
+/// As [`fill`]; the launch gives each thread `G::FILL_SHARED_BYTES_PER_THREAD` bytes of dynamic
+/// shared memory.
+#[inline(always)]
+unsafe fn fill_warp_streams<K: Group, G: WarpStream>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
+    // SAFETY: the caller's contract; `ALIGNED` is `vector_aligned(out)`.
+    unsafe { by_alignment!(out, fill_warp_stores::<K, G>(out, len, states, streams)) }
+}
+
+/// [`fill_warp_streams`] with its stores chosen ([`store_group`]).
+///
+/// # Safety
+/// As [`fill_warp_streams`]; with `ALIGNED`, `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
+    out: *mut K::Item,
+    len: u64,
+    states: *mut G,
+    streams: u64,
+) {
+    let (w, warps, _) = warp_position();
+    let groups = len.div_ceil(GROUP as u64);
+    let mut s = w;
+    while s < streams {
+        let mine = groups_of(s as i64, groups, streams);
+        if mine > 0 {
+            // SAFETY: `states` holds `streams` states and this warp alone uses state `s`; group `r`
+            // of stream `s` starts at value `(s + r streams) 4 < len` (`r < mine`), and only the
+            // last may be cut short by `len`: inside `out`.
+            unsafe {
+                G::fill_warp::<K, _>(states.add(s as usize), mine, |r, g| {
+                    let base = (s + r * streams) * GROUP as u64;
+                    let valid = if r + 1 < mine { GROUP } else { (len - base).min(GROUP as u64) as usize };
+                    store_group::<ALIGNED, _>(out, base as usize, g, valid)
+                })
+            };
+        }
+        s += warps;
     }
 }
 
@@ -271,14 +344,8 @@ unsafe fn fill_collective<K: Group, G: Collective>(
     pad: u64,
     lanes: u64,
 ) {
-    // SAFETY: the caller's contract; the third argument is `vector_aligned(out)`.
-    unsafe {
-        if vector_aligned(out) {
-            fill_collective_stores::<K, G, true>(out, len, words, streams, pad, lanes)
-        } else {
-            fill_collective_stores::<K, G, false>(out, len, words, streams, pad, lanes)
-        }
-    }
+    // SAFETY: the caller's contract; `ALIGNED` is `vector_aligned(out)`.
+    unsafe { by_alignment!(out, fill_collective_stores::<K, G>(out, len, words, streams, pad, lanes)) }
 }
 
 /// [`fill_collective`] with its stores chosen ([`store_group`]).
@@ -371,6 +438,9 @@ unsafe fn asian_collective<G: Collective, M: MathMode>(
 /// - `asian_basket_*(p, seed, first, end, out)`: paths `first..end`, `out` holds 17 words per
 ///   warp of the grid.
 ///
+/// A warp-stream generator's (`, warp_stream` in the list) have the same names and arguments;
+/// its `init` and `fill_*` give each stream a warp (see `init_warp_streams`).
+///
 /// A collective generator's (`, collective` in the list) have the same names; its `init` and
 /// `fill_*` take lane words aligned to 32 (see `init_collective` and `fill_collective`):
 /// - `init(words, seed, first_lane, lanes)`;
@@ -383,6 +453,12 @@ macro_rules! generator_kernels {
 
 macro_rules! generator_kernels_of {
     ($G:ident, $id:ident) => {
+        generator_kernels_of!(@states $G, $id, init_states, fill);
+    };
+    ($G:ident, $id:ident, warp_stream) => {
+        generator_kernels_of!(@states $G, $id, init_warp_streams, fill_warp_streams);
+    };
+    (@states $G:ident, $id:ident, $init:ident, $fill:ident) => {
         pub mod $id {
             use super::*;
             type G = crate::rng::$G;
@@ -390,37 +466,37 @@ macro_rules! generator_kernels_of {
             #[unsafe(export_name = concat!("init__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn init(states: *mut G, seed: u64, first: u64, streams: u64) {
                 // SAFETY: the host sizes the buffers as documented above.
-                unsafe { init_states::<G>(states, seed, first, streams) }
+                unsafe { $init::<G>(states, seed, first, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { fill::<Words, G>(out, len, states, streams) }
+                unsafe { $fill::<Words, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_uniform__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { fill::<Uniforms, G>(out, len, states, streams) }
+                unsafe { $fill::<Uniforms, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_uniform_f64__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_uniform_f64(out: *mut f64, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { fill::<UniformsF64, G>(out, len, states, streams) }
+                unsafe { $fill::<UniformsF64, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { fill::<Normals<Exact>, G>(out, len, states, streams) }
+                unsafe { $fill::<Normals<Exact>, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_fast__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { fill::<Normals<Fast>, G>(out, len, states, streams) }
+                unsafe { $fill::<Normals<Fast>, G>(out, len, states, streams) }
             }
 
             #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]

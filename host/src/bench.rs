@@ -246,7 +246,8 @@ pub struct GpuBench {
     pub copy_bandwidth_bytes: f64,
     /// `cuMemsetD8` over the same buffer: bytes written per second.
     pub write_bandwidth_bytes: f64,
-    /// Streams of each generator fill: one per resident thread (2048 per multiprocessor).
+    /// Streams of each generator fill: one per resident thread (2048 per multiprocessor); for a
+    /// generator that fills a stream with a warp (mt19937), a 32nd of that, one per resident warp.
     pub fill_streams: u64,
     /// The default generator's Box-Muller normals, fast and exact (f32, to device memory).
     pub normals: Vec<Measured>,
@@ -529,11 +530,13 @@ mod gpu {
         }
         let wbw = write_bandwidth_bytes;
 
-        // One stream per resident thread: the generator layout of `warpmc generate --streams`.
+        // One stream per resident thread: the generator layout of `warpmc generate --streams`
+        // (one per resident warp for a generator that fills a stream with a warp).
         let fill_streams = exec.multiprocessors() as u64 * 2048;
         let mut rows = Vec::new();
         for &g in GeneratorKind::ALL {
             log(&format!("GPU: {g}: u32, f32, fast normals, 10^6 stream set-up"));
+            let fill_streams = fill_streams / g.threads_per_stream() as u64;
             rows.push(GpuGenerator {
                 words: fill(exec, g, FillKind::Words, &mut out, fill_streams, s, wbw),
                 uniforms: fill(exec, g, FillKind::Uniforms, &mut out, fill_streams, s, wbw),
@@ -627,7 +630,7 @@ mod gpu {
                 target_ratio: target,
                 same_output: false,
                 check: format!(
-                    "not the same sequence: warpmc's {mt} streams (one per resident thread) against cuRAND's \
+                    "not the same sequence: warpmc's {mt} streams (one per resident warp) against cuRAND's \
                      {rng_name} host generator; the same kind of output"
                 ),
                 identical: None,
@@ -1298,7 +1301,8 @@ impl BenchReport {
         let mut how = vec!["**Generators.**".to_string()];
         if let Some(g) = &self.gpu {
             how.push(format!(
-                "GPU: u32 words written to device memory by {} streams (one per resident thread), median of {}; \
+                "GPU: u32 words written to device memory by {} streams (one per resident thread; mt19937 by a \
+                 32nd of that, one per resident warp, as its fill gives each stream a warp), median of {}; \
                  stream set-up: 10^6 states computed on the GPU.",
                 g.fill_streams, self.sizes.reps
             ));

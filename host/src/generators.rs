@@ -92,6 +92,12 @@ impl GeneratorKind {
         crate::with_generator!(self, G => G::LANES)
     }
 
+    /// GPU threads that set up and fill one stream together (32 for mt19937, whose fill gives
+    /// each stream a warp; 1 otherwise).
+    pub fn threads_per_stream(self) -> u32 {
+        crate::with_generator!(self, G => G::THREADS_PER_STREAM)
+    }
+
     /// Check a raw state (`--state`) without keeping it.
     pub fn check_raw_state(self, words: &[u32]) -> Result<(), InvalidState> {
         crate::with_generator!(self, G => G::from_raw_state(words).map(|_| ()))

@@ -195,7 +195,8 @@ struct QualityArgs {
     #[arg(long, value_parser = parse_tests)]
     tests: Option<TestList>,
     /// With --log, TestU01 batteries: take the tests the log already holds from an earlier,
-    /// stopped run of the same generator, seed, interleave and battery, and run only the rest.
+    /// stopped run of the same generator, seed, interleave and battery, and run only the rest
+    /// (without it, a run test by test refuses to overwrite such a log).
     #[arg(long)]
     resume: bool,
 }
@@ -534,12 +535,16 @@ fn check_kernels() -> warpmc::Result<()> {
             FillKind::Normals(Mode::Fast),
         ] {
             warpmc::generate::generate_words(gpu.as_ref(), kind, &init, 1003)?;
+            // Long enough per stream for a large state's fill to regenerate its block several
+            // times (MT19937's warp fill twists in shared memory every 624 words).
+            let long = StreamInit::Seeded { generator, seed: 3, first: 0, count: 3 };
+            warpmc::generate::generate_words(gpu.as_ref(), kind, &long, 20011)?;
         }
         let p = AsianBasket::default().kernel_job(8).steps;
         for mode in [Mode::Exact, Mode::Fast] {
             gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
         }
-        println!("{generator}: init, 5 fills, 2 Asian basket modes");
+        println!("{generator}: init, 5 fills (short and long), 2 Asian basket modes");
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");

@@ -83,6 +83,47 @@ fn gpu_streams_match_cpu_bit_for_bit() {
     }
 }
 
+/// MT19937's GPU kernels give each stream a warp (`rng::WarpStream`: a ring of two blocks in
+/// shared memory, 32 groups per round, a twist when a round runs past the block). Its values
+/// must still be the CPU's for every launch shape (a grid of one block loops over the streams;
+/// a block of 512 takes 78 KiB of shared memory, above the default limit), from stream 0 (the
+/// serial `init_genrand` / `init_by_array` on lane 0), and from raw states at any index
+/// (groups that straddle a twist, f64 groups of 8 words from an odd index), over several
+/// launches (the fill writes the state back and the next launch resumes from it).
+#[test]
+fn gpu_warp_stream_fills_match_cpu() {
+    let host = cpu(2);
+    let mut raw: Vec<u32> = (0..624u32).map(|k| k.wrapping_mul(2_654_435_761) ^ 0x5bd1_e995).collect();
+    raw.push(0);
+    let mut inits = vec![
+        StreamInit::Seeded { generator: GeneratorKind::Mt19937, seed: 5489, first: 0, count: 5 },
+        StreamInit::Seeded { generator: GeneratorKind::Mt19937, seed: (1 << 40) + 3, first: 0, count: 33 },
+        StreamInit::Seeded { generator: GeneratorKind::Mt19937, seed: 9, first: 1000, count: 700 },
+    ];
+    for mti in [0u32, 1, 417, 621, 623, 624] {
+        raw[624] = mti;
+        inits.push(explicit(GeneratorKind::Mt19937, &raw));
+    }
+    for (block, grid) in [(None, None), (Some(32), Some(1)), (Some(512), Some(3)), (Some(96), Some(1000))] {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let Some(gpu) = gpu_with("gpu_warp_stream_fills_match_cpu", opts) else { return };
+        for init in &inits {
+            for kind in [FillKind::Words, FillKind::UniformsF64, FillKind::Normals(Mode::Exact)] {
+                for n in [1usize, 4999, 300_001] {
+                    let g = words(&*gpu, kind, init, n);
+                    let c = words(&*host, kind, init, n);
+                    let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
+                    assert_eq!(
+                        (first_diff, g.len()),
+                        (None, c.len()),
+                        "block {block:?}, grid {grid:?}, {init:?}, {kind:?}, {n} values"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Box-Muller in `f64` from the same two words (the reference for fast mode).
 fn box_muller_f64(z0: u32, z1: u32) -> (f64, f64) {
     let u0 = warpmc_kernels::convert::u32_to_unit_open_closed(z0) as f64;

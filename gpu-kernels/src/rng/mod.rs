@@ -98,6 +98,12 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     /// Dynamic shared memory a GPU thread needs to draw (the warp generator's shared-memory
     /// form: 4 bytes, one word of its warp's state).
     const SHARED_BYTES_PER_THREAD: u32 = 0;
+    /// GPU threads that set up and fill one stream together: 1, or 32 for a [`WarpStream`]
+    /// generator (MT19937), whose `init` and fill kernels give each stream a warp. Its streams,
+    /// states and other kernels are an ordinary generator's.
+    const THREADS_PER_STREAM: u32 = 1;
+    /// Dynamic shared memory a GPU thread of a fill kernel needs.
+    const FILL_SHARED_BYTES_PER_THREAD: u32 = Self::SHARED_BYTES_PER_THREAD;
 
     /// The state of stream `stream` of `seed`. Each generator documents its rule and what it
     /// guarantees about overlap between streams.
@@ -131,6 +137,35 @@ pub trait Collective: Generator {
     /// # Safety
     /// All 32 lanes of the warp call it together with the same arguments.
     unsafe fn init_word(seed: u64, warp: u64) -> u32;
+}
+
+/// A generator whose GPU `init` and fill kernels give each stream a warp
+/// ([`Generator::THREADS_PER_STREAM`] = 32): a large state (MT19937's 2.5 KB) is set up by 32
+/// lanes writing its words together, and filled from the block's shared memory by 32 lanes that
+/// each produce a group of values, in place of one thread stepping it word by word in local
+/// memory. The values are the ordinary generator's, bit for bit; the line of
+/// [`for_each_generator!`] ends with `, warp_stream`.
+#[cfg(target_arch = "nvptx64")]
+pub trait WarpStream: Generator {
+    /// Write stream `stream` of `seed` (as [`Generator::stream`]) to `state`.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together with the same arguments; `state` is valid
+    /// for writes.
+    unsafe fn init_warp(state: *mut Self, seed: u64, stream: u64);
+
+    /// Draw `groups` groups of `K` from the state at `state` (left advanced past them), in
+    /// the stream's order, calling `write(r, group)` for group `r` on lane `r mod 32`.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together with the same arguments; `state` is valid for
+    /// reads and writes and no other warp uses it; the launch gives each thread
+    /// [`Generator::FILL_SHARED_BYTES_PER_THREAD`] bytes of dynamic shared memory.
+    unsafe fn fill_warp<K: crate::fill::Group, W: FnMut(u64, [K::Item; crate::fill::GROUP])>(
+        state: *mut Self,
+        groups: u64,
+        write: W,
+    );
 }
 
 /// Jump-ahead in `O(log n)`, for the generators whose algebra allows it.
@@ -178,7 +213,8 @@ impl std::error::Error for InvalidState {}
 /// [`Generator`] in `crate::rng` and `module_name` its file (which also names its GPU kernels,
 /// `fill_u32__<module_name>` and so on); `ARGS` are the tokens given after the callback's name,
 /// passed through. A [`Collective`] generator's line ends with `, collective`, which gives it
-/// the collective GPU kernels. One line per generator; everything else follows.
+/// the collective GPU kernels; a [`WarpStream`] generator's with `, warp_stream`, which gives
+/// it warp-per-stream `init` and fill kernels. One line per generator; everything else follows.
 #[macro_export]
 macro_rules! for_each_generator {
     ($callback:ident $(, $($args:tt)*)?) => {
@@ -190,7 +226,7 @@ macro_rules! for_each_generator {
             (Adder, adder),
             (Mrg32k3a, mrg32k3a),
             (Mrg32k3aCurand, mrg32k3a_curand),
-            (Mt19937, mt19937),
+            (Mt19937, mt19937, warp_stream),
             (Philox4x32x10, philox4x32_10),
             (Kiss, kiss),
             (Taus88, taus88),

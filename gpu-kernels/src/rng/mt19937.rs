@@ -39,14 +39,20 @@
 //! **Stream rule.** Stream 0 of a seed `s < 2^32` is `init_genrand(s)` exactly, so
 //! `--seed 5489` reproduces `std::mt19937`; stream 0 of `s >= 2^32` is
 //! `init_by_array([s mod 2^32, s >> 32])` (CPython's `random.seed(s)` for those seeds). Stream
-//! `k >= 1` is `init_by_array(w)` for the four words `w = Philox4x32-10(counter = (k mod 2^32,
-//! k >> 32, 0, "MT19"), key = (s mod 2^32, s >> 32))` ([`super::streams::philox_derived`] with
-//! [`MT19937_TAG`]; every `w` is accepted).
+//! `k >= 1` is a block of Philox4x32-10 output ([`Mt19937::philox_block`]): `mt[0] = 0x80000000`
+//! (only its top bit feeds the recurrence: the state is valid whatever the other words are),
+//! `mt[j] = ` word `(j - 1) mod 4` of `Philox4x32-10(counter = (k mod 2^32, k >> 32,
+//! (j - 1) / 4, "MT19"), key = (s mod 2^32, s >> 32))` for `j` in `1..624` (156 Philox blocks,
+//! the last one's fourth word unused), `mti = 624`. Every word of such a block is computed
+//! independently, so the 32 lanes of a GPU warp write a stream's 2.5 KB together (the `init`
+//! kernel gives each stream a warp); `init_by_array` is a chain of dependent steps per
+//! stream (about 1900), which made set-up of 10^6 streams take 45 ms on an H200 (warpmc before 2026-11-24
+//! used it for streams `k >= 1`, so those streams' values differ from that version's).
 //!
-//! **What streams guarantee.** Philox is a bijection of the counter, so the streams `k >= 1` of
-//! a seed get distinct keys; `init_by_array` is not proven injective, so distinct starting
-//! states are checked (streams 0..1000 in the tests), not proven. The starting points are
-//! pseudo-random points of the cycle, **not jumps**: modelling them as independent uniform points
+//! **What streams guarantee.** Philox is a bijection of the counter, so the blocks of distinct
+//! streams of a seed are distinct (they differ in the Philox blocks of counter word 2 = 0, say);
+//! the starting points are the pseudo-random points of the cycle that 623 Philox words make,
+//! **not jumps**: modelling them as independent uniform points
 //! of a cycle of length `p = 2^19937 - 1`, two streams of at most `L` outputs overlap only if one
 //! starts within `L - 1` steps after the other, probability `(2L - 1)/p`; over the
 //! `n(n - 1)/2` pairs of `n` streams that is below `n^2 L / p`, about `n^2 L / 2^19937`. For all
@@ -108,8 +114,10 @@ pub const MATRIX_A: u32 = 0x9908_b0df;
 pub const STATE_BITS: usize = 19937;
 /// The reference code's (and `std::mt19937`'s) default seed.
 pub const DEFAULT_SEED: u32 = 5489;
-/// Counter word 3 of the Philox-derived keys of streams `k >= 1` ("MT19").
+/// Counter word 3 of the Philox blocks of streams `k >= 1` ("MT19").
 pub const MT19937_TAG: u32 = 0x4D54_3139;
+/// Philox blocks in the starting block of a stream `k >= 1` (623 words).
+pub const PHILOX_BLOCKS: usize = (N - 1).div_ceil(4);
 /// [`super::Skip::skip`] performs up to this many twists directly (about 20 million outputs:
 /// 5 ms on the machine of the module docs, where the polynomial jump takes as long); longer
 /// skips use the jump.
@@ -197,7 +205,15 @@ const RAW_STATE_BYTES: [u8; RAW_STATE_LEN] = raw_state_bytes();
 impl Mt19937 {
     /// The reference's `init_genrand(s)` (see the module docs); `mti = 624`.
     pub fn init_genrand(s: u32) -> Self {
-        let mut mt = [0u32; N];
+        let mut g = Self { mt: [0u32; N], i: N as u32 };
+        Self::init_genrand_into(&mut g.mt, s);
+        g
+    }
+
+    /// [`Self::init_genrand`]'s block, written into `mt` (in place: the GPU writes a state
+    /// straight to global memory, with no copy on the thread's stack).
+    #[inline(always)]
+    pub fn init_genrand_into(mt: &mut [u32; N], s: u32) {
         mt[0] = s;
         let mut k = 1;
         while k < N {
@@ -205,15 +221,22 @@ impl Mt19937 {
             mt[k] = 1_812_433_253u32.wrapping_mul(p ^ (p >> 30)).wrapping_add(k as u32);
             k += 1;
         }
-        Self { mt, i: N as u32 }
     }
 
     /// The reference's `init_by_array(key)` (see the module docs); `mti = 624`. The key may
     /// have any length; an empty key is taken as `[0]` (the reference code would read past its
     /// end).
     pub fn init_by_array(key: &[u32]) -> Self {
-        let mut g = Self::init_genrand(19_650_218);
-        let mt = &mut g.mt;
+        let mut g = Self { mt: [0u32; N], i: N as u32 };
+        Self::init_by_array_into(&mut g.mt, key);
+        g
+    }
+
+    /// [`Self::init_by_array`]'s block, written into `mt` (in place, as
+    /// [`Self::init_genrand_into`]).
+    #[inline(always)]
+    pub fn init_by_array_into(mt: &mut [u32; N], key: &[u32]) {
+        Self::init_genrand_into(mt, 19_650_218);
         let len = if key.is_empty() { 1 } else { key.len() };
         // `i` runs over [1, 623], restarting at 1 after copying mt[623] to mt[0]; `prev` is
         // mt[i - 1], which that copy leaves unchanged. `get_mut` (never `None` here) and `prev`
@@ -252,7 +275,34 @@ impl Mt19937 {
             k -= 1;
         }
         mt[0] = UPPER;
+    }
+
+    /// Stream 0 of `seed`: `init_genrand(seed)` for `seed < 2^32`, else `init_by_array` of its
+    /// two words, least significant first.
+    pub fn stream_zero(seed: u64) -> Self {
+        let mut g = Self { mt: [0u32; N], i: N as u32 };
+        Self::stream_zero_into(&mut g.mt, seed);
         g
+    }
+
+    /// [`Self::stream_zero`]'s block, written into `mt` (in place).
+    #[inline(always)]
+    pub fn stream_zero_into(mt: &mut [u32; N], seed: u64) {
+        if seed >> 32 == 0 {
+            Self::init_genrand_into(mt, seed as u32)
+        } else {
+            Self::init_by_array_into(mt, &[seed as u32, (seed >> 32) as u32])
+        }
+    }
+
+    /// Philox block `b` (`0..156`) of stream `stream >= 1` of `seed`: words `1 + 4 b ..` of its
+    /// starting block (see the module docs).
+    #[inline(always)]
+    pub fn philox_block(seed: u64, stream: u64, b: usize) -> [u32; 4] {
+        super::philox::philox4x32_10(
+            [stream as u32, (stream >> 32) as u32, b as u32, MT19937_TAG],
+            [seed as u32, (seed >> 32) as u32],
+        )
     }
 
     /// Whether a block's 19937 significant bits (the top bit of `mt[0]`, all of `mt[1..624]`)
@@ -359,19 +409,30 @@ unsafe impl Generator for Mt19937 {
     };
     const RAW_STATE_WORDS: usize = N + 1;
     const PERIOD: &'static str = "2^19937 - 1";
+    const THREADS_PER_STREAM: u32 = 32;
+    /// The fill's ring of two blocks per warp (see `warp_stream`): 4992 bytes, 156 per thread.
+    const FILL_SHARED_BYTES_PER_THREAD: u32 = (2 * N * 4 / 32) as u32;
 
-    /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a
-    /// Philox-derived `init_by_array` key for the others (see the module docs).
+    /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a block of
+    /// Philox output for the others (see the module docs).
     #[inline(always)]
     fn stream(seed: u64, stream: u64) -> Self {
         if stream == 0 {
-            if seed >> 32 == 0 {
-                Self::init_genrand(seed as u32)
-            } else {
-                Self::init_by_array(&[seed as u32, (seed >> 32) as u32])
-            }
+            Self::stream_zero(seed)
         } else {
-            Self::init_by_array(&super::streams::philox_derived(seed, stream, MT19937_TAG, |_| true))
+            let mut mt = [0u32; N];
+            mt[0] = UPPER;
+            let mut b = 0;
+            while b < PHILOX_BLOCKS {
+                let w = Self::philox_block(seed, stream, b);
+                let mut t = 0;
+                while t < 4 && 1 + 4 * b + t < N {
+                    mt[1 + 4 * b + t] = w[t];
+                    t += 1;
+                }
+                b += 1;
+            }
+            Self { mt, i: N as u32 }
         }
     }
 
@@ -387,6 +448,165 @@ unsafe impl Generator for Mt19937 {
 impl Mt19937 {
     fn word_count_error() -> InvalidState {
         InvalidState::word_count(Self::NAME, "it has exactly 625 words, mt[0],...,mt[623] then the index mti")
+    }
+}
+
+/// The GPU's warp-per-stream kernels (see [`super::WarpStream`]).
+///
+/// **Fill.** A warp holds its stream's sequence in a ring of two blocks (1248 words, 4992 bytes
+/// of dynamic shared memory): the current block and the next. Word `q` of the sequence counted
+/// from the current block's start is at ring position `(off + q) mod 1248`, so the recurrence
+/// `x_{q+624} = x_{q+397} ^ f(x_q, x_{q+1})` is the ring's own: the twist computes the next
+/// block into the other half, 32 words at a time with `__syncwarp` between the 20 chunks (a
+/// word depends on words at least 227 positions before it in the new block, never on one of its
+/// own chunk). Each round, lane `l` takes group `r + l` of the stream: its `K::WORDS` words from
+/// the ring (tempered), converted by the consumer's `Group::next_group`, exactly as the CPU
+/// draws them one by one; a round that runs past the current block twists first, and then the
+/// next block becomes the current one. The words and their order are the definition's, so the
+/// output is the CPU's bit for bit. The state is read into the ring at the start of a launch
+/// and written back at its end, coalesced (a stream's 625 words are contiguous).
+#[cfg(target_arch = "nvptx64")]
+mod warp_stream {
+    use super::*;
+    use crate::fill::{GROUP, Group};
+    use crate::platform::nvptx::{lane_id, shared_address, shared_load, shared_store, syncwarp, warp_in_block};
+
+    /// Words of a warp's ring: two blocks.
+    pub const RING: u32 = 2 * N as u32;
+
+    /// A lane's reader of consecutive ring positions, tempering each word.
+    struct RingWords {
+        base: u32,
+        pos: u32,
+    }
+
+    impl Uniform32 for RingWords {
+        #[inline(always)]
+        fn next_u32(&mut self) -> u32 {
+            let p = self.pos;
+            self.pos = if p + 1 == RING { 0 } else { p + 1 };
+            // SAFETY: `p < RING`: a position of this warp's ring (see `fill_warp`).
+            temper(unsafe { shared_load(self.base + 4 * p) })
+        }
+    }
+
+    /// Ring position `p mod RING` for `p < 2 RING`.
+    #[inline(always)]
+    fn wrap(p: u32) -> u32 {
+        if p >= RING { p - RING } else { p }
+    }
+
+    /// The next block into the ring's other half, the current block starting at `off`.
+    ///
+    /// # Safety
+    /// All 32 lanes call it together; `base` is the warp's ring.
+    #[inline(always)]
+    unsafe fn twist(base: u32, off: u32, lane: u32) {
+        let mut c = 0;
+        while c < N as u32 {
+            let q = c + lane;
+            if q < N as u32 {
+                let p = off + q;
+                // SAFETY: every position is wrapped into the ring.
+                unsafe {
+                    let a = shared_load(base + 4 * wrap(p));
+                    let b = shared_load(base + 4 * wrap(p + 1));
+                    let m = shared_load(base + 4 * wrap(p + M as u32));
+                    shared_store(base + 4 * wrap(p + N as u32), m ^ mag((a & UPPER) | (b & LOWER)));
+                }
+            }
+            // SAFETY: reached by all 32 lanes (the bound is the same for all).
+            unsafe { syncwarp() };
+            c += 32;
+        }
+    }
+
+    impl crate::rng::WarpStream for Mt19937 {
+        #[inline(always)]
+        unsafe fn init_warp(state: *mut Self, seed: u64, stream: u64) {
+            let lane = lane_id() as usize;
+            let words = state as *mut u32;
+            if stream == 0 {
+                if lane == 0 {
+                    // SAFETY: `state` is this stream's state (the caller's contract), written in
+                    // place.
+                    unsafe {
+                        Self::stream_zero_into(&mut (*state).mt, seed);
+                        (*state).i = N as u32;
+                    }
+                }
+                return;
+            }
+            // SAFETY: words 0..625 of this stream's state; each lane writes its own.
+            unsafe {
+                let mut b = lane;
+                while b < PHILOX_BLOCKS {
+                    let w = Self::philox_block(seed, stream, b);
+                    let mut t = 0;
+                    while t < 4 && 1 + 4 * b + t < N {
+                        words.add(1 + 4 * b + t).write(w[t]);
+                        t += 1;
+                    }
+                    b += 32;
+                }
+                if lane == 0 {
+                    words.write(UPPER);
+                    words.add(N).write(N as u32);
+                }
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn fill_warp<K: Group, W: FnMut(u64, [K::Item; GROUP])>(state: *mut Self, groups: u64, mut write: W) {
+            let lane = lane_id();
+            let base = shared_address(warp_in_block() * RING * 4);
+            let words = state as *mut u32;
+            let wpg = K::WORDS as u32;
+            // SAFETY: the ring is this warp's 4992 bytes of dynamic shared memory (the launch
+            // gives each thread `FILL_SHARED_BYTES_PER_THREAD`); `state` is the stream's state,
+            // 625 words; all 32 lanes are here together with the same `groups`.
+            unsafe {
+                syncwarp();
+                let mut k = lane;
+                while k < N as u32 {
+                    shared_store(base + 4 * k, words.add(k as usize).read());
+                    k += 32;
+                }
+                let mut i = words.add(N).read();
+                let mut off = 0u32;
+                syncwarp();
+                let mut r = 0u64;
+                while r < groups {
+                    let left = groups - r;
+                    let k = if left < 32 { left as u32 } else { 32 };
+                    let need = k * wpg;
+                    let twisted = i + need > N as u32;
+                    if twisted {
+                        twist(base, off, lane);
+                    }
+                    if lane < k {
+                        let mut src = RingWords { base, pos: wrap(off + i + lane * wpg) };
+                        write(r + lane as u64, K::next_group(&mut src));
+                    }
+                    i += need;
+                    if twisted {
+                        off = wrap(off + N as u32);
+                        i -= N as u32;
+                    }
+                    // The next twist overwrites the words this round read.
+                    syncwarp();
+                    r += k as u64;
+                }
+                let mut k = lane;
+                while k < N as u32 {
+                    words.add(k as usize).write(shared_load(base + 4 * wrap(off + k)));
+                    k += 32;
+                }
+                if lane == 0 {
+                    words.add(N).write(i);
+                }
+            }
+        }
     }
 }
 
@@ -799,12 +1019,14 @@ mod tests {
     #[test]
     fn value_stability() {
         // Pinned: a change here changes every result produced with this generator. Checked
-        // outside Rust with CPython's random module (whose seed(n) is init_by_array of n's
-        // 32-bit words, least significant first): getrandbits(32) after seed(2**40 + 5), and
-        // after seed(w0 + 2^32 w1 + 2^64 w2 + 2^96 w3) for the Philox words of (42, 7) (Philox
-        // written separately in Python and checked against Random123's known answers).
+        // outside Rust with CPython's random module: getrandbits(32) after seed(2**40 + 5)
+        // (whose seed(n) is init_by_array of n's 32-bit words, least significant first), and
+        // after setstate() with stream (42, 7)'s block of Philox words (Philox written separately
+        // in Python and checked against Random123's known answers), also its 10000th output.
         assert_eq!(first(&mut Mt19937::stream((1 << 40) + 5, 0), 3), [2166296868, 2220160828, 1153647273]);
-        assert_eq!(first(&mut Mt19937::stream(42, 7), 3), [2522346103, 2681098124, 2533790212]);
+        assert_eq!(first(&mut Mt19937::stream(42, 7), 3), [3785771149, 1497893860, 1192581238]);
+        assert_eq!(stepped(Mt19937::stream(42, 7), 9999).next_u32(), 154635800);
+        assert_eq!(first(&mut Mt19937::stream(u64::MAX, u64::MAX), 3), [4029960119, 862025760, 697594284]);
     }
 
     /// Jump-spaced streams are the skips they claim to be.
@@ -828,8 +1050,20 @@ mod tests {
             assert_eq!(Mt19937::stream(seed, 0), Mt19937::init_by_array(&[seed as u32, (seed >> 32) as u32]));
         }
         for (seed, k) in [(0u64, 1u64), (42, 7), (1 << 40, 1 << 33), (u64::MAX, u64::MAX)] {
-            let key = first_philox_candidate(seed, k, MT19937_TAG);
-            assert_eq!(Mt19937::stream(seed, k), Mt19937::init_by_array(&key));
+            // The block is Philox's output from counter (k, 0, "MT19") on, in order, after
+            // mt[0] = 2^31: the first candidate of the Philox-derived rule is its first four.
+            let g = Mt19937::stream(seed, k);
+            assert_eq!((g.mt[0], g.i), (0x8000_0000, 624));
+            assert_eq!(g.mt[1..5], first_philox_candidate(seed, k, MT19937_TAG));
+            for b in 0..PHILOX_BLOCKS {
+                let w = Mt19937::philox_block(seed, k, b);
+                for t in 0..4 {
+                    if 1 + 4 * b + t < N {
+                        assert_eq!(g.mt[1 + 4 * b + t], w[t]);
+                    }
+                }
+            }
+            assert_eq!(Mt19937::philox_block(seed, k, PHILOX_BLOCKS - 1)[..3], g.mt[N - 3..]);
         }
         seed_and_stream_halves_matter::<Mt19937>();
         // An empty key is [0].

@@ -54,8 +54,13 @@ struct GeneratorKernels {
     state_words: usize,
     /// Lanes sharing a state: 1, or 32 for a collective generator (`Generator::LANES`).
     lanes: u32,
-    /// Dynamic shared memory per thread of its fill and Asian basket kernels.
+    /// Dynamic shared memory per thread of its Asian basket kernels.
     shared_per_thread: u32,
+    /// Threads per stream of its `init` and fill kernels: 1, or 32 for a warp-stream generator
+    /// (`Generator::THREADS_PER_STREAM`).
+    threads_per_stream: u64,
+    /// Dynamic shared memory per thread of its fill kernels.
+    fill_shared_per_thread: u32,
 }
 
 impl GeneratorKernels {
@@ -76,7 +81,13 @@ impl GeneratorKernels {
             state_words: with_generator!(g, G => if G::LANES == 1 { size_of::<G>() / 4 } else { 1 }),
             lanes: with_generator!(g, G => G::LANES),
             shared_per_thread: with_generator!(g, G => G::SHARED_BYTES_PER_THREAD),
+            threads_per_stream: with_generator!(g, G => G::THREADS_PER_STREAM as u64),
+            fill_shared_per_thread: with_generator!(g, G => G::FILL_SHARED_BYTES_PER_THREAD),
         })
+    }
+
+    fn fills(&self) -> [&CudaFunction; 5] {
+        [&self.fill_u32, &self.fill_uniform, &self.fill_uniform_f64, &self.fill_normal_exact, &self.fill_normal_fast]
     }
 
     fn all(&self) -> [&CudaFunction; 8] {
@@ -173,6 +184,39 @@ impl GpuExecutor {
                 block,
                 format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)"),
             ));
+        }
+        // Dynamic shared memory above the default 48 KiB per block must be allowed per kernel
+        // (MT19937's fill takes 156 bytes per thread: 80 KiB for a block of 512).
+        let shared_limit = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(gpu_err("shared memory per block"))? as u32;
+        for (k, g) in generators.iter().zip(GeneratorKind::ALL) {
+            for (fs, per_thread) in
+                [(&k.fills()[..], k.fill_shared_per_thread), (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread)]
+            {
+                let bytes = per_thread * block;
+                if bytes > shared_limit {
+                    return Err(Error::invalid(
+                        "gpu_block",
+                        block,
+                        format!(
+                            "a multiple of 32 in [32, {}] (the {} kernels take {per_thread} bytes of shared memory per \
+                             thread, the device allows {shared_limit} per block)",
+                            shared_limit / per_thread / 32 * 32,
+                            g
+                        ),
+                    ));
+                }
+                if bytes > 48 * 1024 {
+                    for f in fs {
+                        f.set_attribute(
+                            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            bytes as i32,
+                        )
+                        .map_err(gpu_err("kernel shared memory"))?;
+                    }
+                }
+            }
         }
         let stream = ctx.default_stream();
         Ok(Self {
@@ -323,7 +367,7 @@ impl GpuExecutor {
     /// Compute the states of `streams`' streams of `seed` with the generator's `init` kernel.
     pub fn seed_streams(&self, streams: &mut DeviceStreams, seed: u64) -> Result<()> {
         let k = self.kernels(streams.generator);
-        let grid = self.grid_for(&k.init, streams.lanes)?;
+        let grid = self.grid_for(&k.init, streams.lanes * k.threads_per_stream)?;
         let mut b = self.stream.launch_builder(&k.init);
         b.arg(&mut streams.words).arg(&seed).arg(&streams.first).arg(&streams.lanes);
         // SAFETY: `words` holds `lanes` states of this generator (`alloc_streams`), aligned to
@@ -381,7 +425,7 @@ impl GpuExecutor {
                 && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes
         );
         let f = self.fill_function(g, kind);
-        let grid = self.grid_for_shared(f, streams.lanes, k.shared_per_thread)?;
+        let grid = self.grid_for_shared(f, streams.lanes * k.threads_per_stream, k.fill_shared_per_thread)?;
         let mut b = self.stream.launch_builder(f);
         b.arg(out).arg(&len).arg(&mut streams.words);
         if k.lanes == 1 {
@@ -391,8 +435,9 @@ impl GpuExecutor {
         }
         // SAFETY: `out` holds at least `len` values and `words` the states (asserted); the
         // argument list is the kernel's (a collective generator's fill takes the lane layout
-        // too); the shared memory is what the generator's kernels need.
-        unsafe { b.launch(self.config_shared(grid, k.shared_per_thread)) }.map_err(gpu_err("fill launch"))?;
+        // too); the shared memory is what the generator's fill kernels need (checked against the
+        // device's limit in `new`).
+        unsafe { b.launch(self.config_shared(grid, k.fill_shared_per_thread)) }.map_err(gpu_err("fill launch"))?;
         Ok(())
     }
 
