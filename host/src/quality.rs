@@ -123,7 +123,8 @@
 //! reads the same words both ways, and a test checks that its p-value agrees. `--tests 1-50,77`
 //! runs only some tests; with `--log FILE` each test's whole output is appended to the log when
 //! it ends, and `--resume` takes the tests an earlier, stopped run of the same generator, seed,
-//! interleave and battery logged (the log's first line names them) and runs only the rest.
+//! interleave and battery logged (the log's first line names them) and runs only the rest;
+//! without `--resume` such a log is refused, never overwritten.
 //!
 //! `cargo xtask setup --quality` installs both: `cargo install TestU01Drv --locked --root
 //! target/tools/testu01` (a minute: it compiles TestU01's C code) and, as root, `apt-get install
@@ -1142,24 +1143,25 @@ const INSTALL_HINT: &str = "install it with `cargo xtask setup --quality`";
 /// TestU01Drv: `$WARPMC_TESTU01DRV`, else the workspace's `target/tools/testu01/bin/TestU01Drv`
 /// if it exists, else `TestU01Drv` on `PATH`.
 fn testu01_program() -> PathBuf {
-    if let Some(p) = std::env::var_os("WARPMC_TESTU01DRV") {
-        return p.into();
-    }
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
-    let installed = workspace.join(TESTU01_ROOT).join("bin").join("TestU01Drv");
-    if installed.is_file() { installed } else { "TestU01Drv".into() }
+    battery_program("WARPMC_TESTU01DRV", "TestU01Drv")
 }
 
 /// warpmc's TestU01 driver (`cargo xtask setup --quality` builds it from
 /// xtask/src/testu01_tests.c): `$WARPMC_TESTU01_TESTS`, else the workspace's
 /// `target/tools/testu01/bin/warpmc-testu01` if it exists, else `warpmc-testu01` on `PATH`.
 fn testu01_tests_program() -> PathBuf {
-    if let Some(p) = std::env::var_os("WARPMC_TESTU01_TESTS") {
+    battery_program("WARPMC_TESTU01_TESTS", "warpmc-testu01")
+}
+
+/// A program of `cargo xtask setup --quality`: `$<env>`, else the workspace's
+/// `target/tools/testu01/bin/<name>` if it exists, else `<name>` on `PATH`.
+fn battery_program(env: &str, name: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(env) {
         return p.into();
     }
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
-    let installed = workspace.join(TESTU01_ROOT).join("bin").join("warpmc-testu01");
-    if installed.is_file() { installed } else { "warpmc-testu01".into() }
+    let installed = workspace.join(TESTU01_ROOT).join("bin").join(name);
+    if installed.is_file() { installed } else { name.into() }
 }
 
 /// The statistics of one test of a battery run alone: the driver's
@@ -1229,6 +1231,17 @@ fn testu01_by_test(spec: &QualitySpec) -> Result<(Vec<TestResult>, u64, Option<S
             Some(Mutex::new(f))
         }
         Some(p) => {
+            // A test-by-test log may hold hours of results: never overwritten by a run that
+            // forgot `--resume`.
+            let existing = std::fs::read_to_string(p).unwrap_or_default();
+            if existing.starts_with("# warpmc quality:") {
+                return Err(Error::invalid(
+                    "log",
+                    p.display(),
+                    "a file that is not the log of an earlier test-by-test run (this one is: add --resume to \
+                     continue it, or remove it to start again)",
+                ));
+            }
             let mut f = std::fs::File::create(p)
                 .map_err(|e| Error::io(format!("cannot create the log file {}", p.display()), e))?;
             writeln!(f, "{header}").map_err(|e| Error::io("cannot write the battery's log file", e))?;
@@ -2066,6 +2079,7 @@ p-value of test                       :    1 - 3.2e-12 *****
             log: Some(log.clone()),
             ..Default::default()
         };
+        let _ = std::fs::remove_file(&log);
         let first = run(&part(Some(vec![1, 2, 9]), false)).unwrap();
         assert_eq!(first.tests.len(), 3);
         let whole = run(&part(None, true)).unwrap();
@@ -2074,6 +2088,10 @@ p-value of test                       :    1 - 3.2e-12 *****
         for (a, b) in by_test.tests.iter().zip(&whole.tests) {
             assert_eq!((&a.name, a.p_value), (&b.name, b.p_value), "resumed results equal one run's");
         }
+        // Without --resume an earlier run's log is refused, not overwritten.
+        let e = run(&part(Some(vec![1]), false)).unwrap_err();
+        assert!(e.to_string().contains("log") && e.to_string().contains("--resume"), "{e}");
+        assert_eq!(logged_tests(&std::fs::read_to_string(&log).unwrap(), "SmallCrush").len(), 10, "its 10 tests kept");
         let other = QualitySpec { seed: 1, ..part(None, true) };
         let e = run(&other).unwrap_err();
         assert!(e.to_string().contains("resume"), "{e}");

@@ -160,12 +160,8 @@ pub fn install_quality_tools() -> Result<()> {
             "setup: TestU01Drv {TESTU01DRV_VERSION} (TestU01's batteries): missing, installing it into {TESTU01_ROOT} \
              (it compiles TestU01 with cc: a minute or two)"
         );
-        let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        // Build in cargo's own temporary folder, not in the workspace's target.
-        install.env_remove("CARGO_TARGET_DIR");
-        install.args(["install", "TestU01Drv", "--version", TESTU01DRV_VERSION, "--locked", "--root"]);
-        install.arg(root.join(TESTU01_ROOT));
-        run(&mut install).context("installing TestU01Drv needs a C compiler (cc) and access to crates.io")?;
+        run(&mut install_testu01drv(&root, false))
+            .context("installing TestU01Drv needs a C compiler (cc) and access to crates.io")?;
         if !drv.exists() {
             bail!("`cargo install TestU01Drv` succeeded, but {} is not there", drv.display());
         }
@@ -185,6 +181,19 @@ pub fn install_quality_tools() -> Result<()> {
         bail!("apt-get installed dieharder, but {DIEHARDER} is not there");
     }
     Ok(())
+}
+
+/// `cargo install TestU01Drv` into [`TESTU01_ROOT`] (with `--force`: again, over an installed
+/// copy), built in cargo's own temporary folder, not in the workspace's target.
+fn install_testu01drv(root: &Path, force: bool) -> Command {
+    let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    install.env_remove("CARGO_TARGET_DIR");
+    install.args(["install", "TestU01Drv", "--version", TESTU01DRV_VERSION, "--locked"]);
+    if force {
+        install.arg("--force");
+    }
+    install.arg("--root").arg(root.join(TESTU01_ROOT));
+    install
 }
 
 /// TestU01's C sources as the crates.io package TestU01Drv ships them: the copy cargo unpacked
@@ -217,11 +226,7 @@ fn build_testu01_tests(root: &Path) -> Result<()> {
             // TestU01Drv is installed but cargo's unpacked copy is gone: installing it again
             // unpacks it.
             eprintln!("setup: warpmc-testu01: TestU01's sources are not in cargo's registry, reinstalling TestU01Drv");
-            let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-            install.env_remove("CARGO_TARGET_DIR");
-            install.args(["install", "TestU01Drv", "--version", TESTU01DRV_VERSION, "--locked", "--force", "--root"]);
-            install.arg(root.join(TESTU01_ROOT));
-            run(&mut install)?;
+            run(&mut install_testu01drv(root, true))?;
             testu01_sources().context("TestU01's sources are not in cargo's registry after installing TestU01Drv")?
         }
     };
