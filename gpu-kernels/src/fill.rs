@@ -15,6 +15,11 @@ use crate::rng::Uniform32;
 /// Values per group.
 pub const GROUP: usize = 4;
 
+/// Dynamic shared memory per thread that a fill with a warp per stream (`rng::WarpStream`)
+/// takes for staging its stores: a group (at most 32 bytes) per thread, with a padding group per
+/// warp's row, at most twice that for a block of one warp.
+pub const STAGING_BYTES_PER_THREAD: u32 = 64;
+
 /// What a group holds.
 pub trait Group {
     type Item: Copy + Default + Send + Sync;

@@ -158,7 +158,7 @@ pub mod nvptx {
     }
 
     // The block's dynamic shared memory, sized at launch (`shared_mem_bytes`). One declaration
-    // per module; the warp generator's shared-memory form is its only user.
+    // per module; the warp generator's shared-memory form and the warp-stream fills use it.
     core::arch::global_asm!(".extern .shared .align 16 .b8 warpmc_shared[];");
 
     /// The thread's lane in its warp. Valid because every launch has `blockDim.x` a multiple of
@@ -216,6 +216,18 @@ pub mod nvptx {
             core::arch::asm!("mov.u32 {r}, warpmc_shared;", r = out(reg32) base, options(pure, nomem, nostack));
         }
         base + offset
+    }
+
+    /// A generic pointer to byte `offset` of the block's dynamic shared memory (for values of
+    /// any type; `cvta.shared`).
+    #[inline(always)]
+    pub fn shared_pointer(offset: u32) -> *mut u8 {
+        let base: u64;
+        // SAFETY: converts the address of the module's shared array; touches no memory.
+        unsafe {
+            core::arch::asm!("cvta.shared.u64 {r}, warpmc_shared;", r = out(reg64) base, options(pure, nomem, nostack));
+        }
+        (base + offset as u64) as *mut u8
     }
 
     /// The `u32` at shared-space address `address`.

@@ -98,7 +98,7 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     /// Dynamic shared memory a GPU thread needs to draw (the warp generator's shared-memory
     /// form: 4 bytes, one word of its warp's state).
     const SHARED_BYTES_PER_THREAD: u32 = 0;
-    /// GPU threads that set up and fill one stream together: 1, or 32 for a [`WarpStream`]
+    /// GPU threads that set up and fill one stream together: 1, or 32 for a `WarpStream`
     /// generator (MT19937), whose `init` and fill kernels give each stream a warp. Its streams,
     /// states and other kernels are an ordinary generator's.
     const THREADS_PER_STREAM: u32 = 1;
@@ -141,12 +141,21 @@ pub trait Collective: Generator {
 
 /// A generator whose GPU `init` and fill kernels give each stream a warp
 /// ([`Generator::THREADS_PER_STREAM`] = 32): a large state (MT19937's 2.5 KB) is set up by 32
-/// lanes writing its words together, and filled from the block's shared memory by 32 lanes that
-/// each produce a group of values, in place of one thread stepping it word by word in local
-/// memory. The values are the ordinary generator's, bit for bit; the line of
-/// [`for_each_generator!`] ends with `, warp_stream`.
+/// lanes writing its words together, and filled from shared memory by 32 lanes that each
+/// produce a group of values, in place of one thread stepping it word by word in local memory.
+/// The values are the ordinary generator's, bit for bit; the line of [`for_each_generator!`]
+/// ends with `, warp_stream`.
+///
+/// A fill opens a stream's working form in the warp's part of shared memory
+/// ([`Self::WARP_SHARED_BYTES`]), draws rounds of up to 32 groups from it, and closes it,
+/// writing the state back.
 #[cfg(target_arch = "nvptx64")]
 pub trait WarpStream: Generator {
+    /// Dynamic shared memory a warp's working form takes.
+    const WARP_SHARED_BYTES: u32;
+    /// A warp's working form of one stream.
+    type Warp;
+
     /// Write stream `stream` of `seed` (as [`Generator::stream`]) to `state`.
     ///
     /// # Safety
@@ -154,18 +163,26 @@ pub trait WarpStream: Generator {
     /// for writes.
     unsafe fn init_warp(state: *mut Self, seed: u64, stream: u64);
 
-    /// Draw `groups` groups of `K` from the state at `state` (left advanced past them), in
-    /// the stream's order, calling `write(r, group)` for group `r` on lane `r mod 32`.
+    /// The working form of the state at `state`, in the shared memory at shared-space address
+    /// `shared` (`WARP_SHARED_BYTES`, 16-byte aligned).
     ///
     /// # Safety
     /// All 32 lanes of the warp call it together with the same arguments; `state` is valid for
-    /// reads and writes and no other warp uses it; the launch gives each thread
-    /// [`Generator::FILL_SHARED_BYTES_PER_THREAD`] bytes of dynamic shared memory.
-    unsafe fn fill_warp<K: crate::fill::Group, W: FnMut(u64, [K::Item; crate::fill::GROUP])>(
-        state: *mut Self,
-        groups: u64,
-        write: W,
-    );
+    /// reads and no other warp writes it; `shared` is this warp's alone until [`Self::close`].
+    unsafe fn open(state: *const Self, shared: u32) -> Self::Warp;
+
+    /// The next `k` groups of `K` (`1 <= k <= 32`), in the stream's order: lane `l < k`
+    /// returns group `l` of the round (the other lanes' values are unspecified).
+    ///
+    /// # Safety
+    /// All 32 lanes call it together with the same `k`.
+    unsafe fn round<K: crate::fill::Group>(warp: &mut Self::Warp, k: u32) -> [K::Item; crate::fill::GROUP];
+
+    /// Write the state, advanced past every group drawn, back to `state`.
+    ///
+    /// # Safety
+    /// All 32 lanes call it together; `state` is valid for writes.
+    unsafe fn close(warp: &Self::Warp, state: *mut Self);
 }
 
 /// Jump-ahead in `O(log n)`, for the generators whose algebra allows it.
@@ -213,7 +230,7 @@ impl std::error::Error for InvalidState {}
 /// [`Generator`] in `crate::rng` and `module_name` its file (which also names its GPU kernels,
 /// `fill_u32__<module_name>` and so on); `ARGS` are the tokens given after the callback's name,
 /// passed through. A [`Collective`] generator's line ends with `, collective`, which gives it
-/// the collective GPU kernels; a [`WarpStream`] generator's with `, warp_stream`, which gives
+/// the collective GPU kernels; a `WarpStream` generator's with `, warp_stream`, which gives
 /// it warp-per-stream `init` and fill kernels. One line per generator; everything else follows.
 #[macro_export]
 macro_rules! for_each_generator {

@@ -92,9 +92,13 @@
 //! nonzero bits (valid, and accepted as a raw state) the outputs stay visibly short of one bits
 //! for a long stretch, many thousands of outputs (the "zero-excess" weakness that Panneton,
 //! L'Ecuyer and Matsumoto's WELL paper, ACM TOMS 32(1), 2006, illustrates); both seeding
-//! routines produce dense states. On the GPU a state is 2.5 KB
-//! per path, so it lives in local (off-chip, cached) memory and each twist reads and writes all
-//! of it: expect MT19937 to be memory-bound there, unlike the small-state generators.
+//! routines produce dense states.
+//!
+//! **On the GPU.** A state is 2.5 KB per stream. Where a thread draws from its own stream (a
+//! Monte Carlo path), the state lives in local (off-chip, cached) memory and each twist reads and
+//! writes all of it. The set-up and fill kernels instead give each stream a warp
+//! (`WarpStream`, `warp_stream` below): 32 lanes write a new state's Philox words
+//! together, and a fill keeps the stream's sequence in shared memory.
 //!
 //! ```
 //! use warpmc_kernels::rng::{Uniform32, mt19937::Mt19937};
@@ -410,8 +414,9 @@ unsafe impl Generator for Mt19937 {
     const RAW_STATE_WORDS: usize = N + 1;
     const PERIOD: &'static str = "2^19937 - 1";
     const THREADS_PER_STREAM: u32 = 32;
-    /// The fill's ring of two blocks per warp (see `warp_stream`): 4992 bytes, 156 per thread.
-    const FILL_SHARED_BYTES_PER_THREAD: u32 = (2 * N * 4 / 32) as u32;
+    /// The fill's ring of two blocks per warp (see `warp_stream`, 4992 bytes, 156 per thread),
+    /// and the block's staging of its stores.
+    const FILL_SHARED_BYTES_PER_THREAD: u32 = (2 * N * 4 / 32) as u32 + crate::fill::STAGING_BYTES_PER_THREAD;
 
     /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a block of
     /// Philox output for the others (see the module docs).
@@ -462,14 +467,15 @@ impl Mt19937 {
 /// own chunk). Each round, lane `l` takes group `r + l` of the stream: its `K::WORDS` words from
 /// the ring (tempered), converted by the consumer's `Group::next_group`, exactly as the CPU
 /// draws them one by one; a round that runs past the current block twists first, and then the
-/// next block becomes the current one. The words and their order are the definition's, so the
-/// output is the CPU's bit for bit. The state is read into the ring at the start of a launch
+/// next block becomes the current one (`round`). The words and their order are the definition's,
+/// so the output is the CPU's bit for bit. Where the groups go is the kernel's business
+/// (`gpu.rs`, `fill_warp_stores`: staged so that a block's stores cover adjacent streams). The state is read into the ring at the start of a launch
 /// and written back at its end, coalesced (a stream's 625 words are contiguous).
 #[cfg(target_arch = "nvptx64")]
 mod warp_stream {
     use super::*;
     use crate::fill::{GROUP, Group};
-    use crate::platform::nvptx::{lane_id, shared_address, shared_load, shared_store, syncwarp, warp_in_block};
+    use crate::platform::nvptx::{lane_id, shared_load, shared_store, syncwarp};
 
     /// Words of a warp's ring: two blocks.
     pub const RING: u32 = 2 * N as u32;
@@ -521,7 +527,18 @@ mod warp_stream {
         }
     }
 
+    /// A warp's working form of a stream: its ring, where the current block starts in it, and
+    /// the index of the next word in the block.
+    pub struct Ring {
+        base: u32,
+        off: u32,
+        i: u32,
+    }
+
     impl crate::rng::WarpStream for Mt19937 {
+        const WARP_SHARED_BYTES: u32 = RING * 4;
+        type Warp = Ring;
+
         #[inline(always)]
         unsafe fn init_warp(state: *mut Self, seed: u64, stream: u64) {
             let lane = lane_id() as usize;
@@ -557,53 +574,59 @@ mod warp_stream {
         }
 
         #[inline(always)]
-        unsafe fn fill_warp<K: Group, W: FnMut(u64, [K::Item; GROUP])>(state: *mut Self, groups: u64, mut write: W) {
-            let lane = lane_id();
-            let base = shared_address(warp_in_block() * RING * 4);
-            let words = state as *mut u32;
-            let wpg = K::WORDS as u32;
-            // SAFETY: the ring is this warp's 4992 bytes of dynamic shared memory (the launch
-            // gives each thread `FILL_SHARED_BYTES_PER_THREAD`); `state` is the stream's state,
-            // 625 words; all 32 lanes are here together with the same `groups`.
+        unsafe fn open(state: *const Self, shared: u32) -> Ring {
+            let words = state as *const u32;
+            // SAFETY: the caller's contract: 625 words to read, the ring's 4992 bytes to write;
+            // the barriers order this warp's earlier and later uses of the ring.
             unsafe {
                 syncwarp();
-                let mut k = lane;
+                let mut k = lane_id();
                 while k < N as u32 {
-                    shared_store(base + 4 * k, words.add(k as usize).read());
+                    shared_store(shared + 4 * k, words.add(k as usize).read());
                     k += 32;
                 }
-                let mut i = words.add(N).read();
-                let mut off = 0u32;
+                let i = words.add(N).read();
                 syncwarp();
-                let mut r = 0u64;
-                while r < groups {
-                    let left = groups - r;
-                    let k = if left < 32 { left as u32 } else { 32 };
-                    let need = k * wpg;
-                    let twisted = i + need > N as u32;
-                    if twisted {
-                        twist(base, off, lane);
-                    }
-                    if lane < k {
-                        let mut src = RingWords { base, pos: wrap(off + i + lane * wpg) };
-                        write(r + lane as u64, K::next_group(&mut src));
-                    }
-                    i += need;
-                    if twisted {
-                        off = wrap(off + N as u32);
-                        i -= N as u32;
-                    }
-                    // The next twist overwrites the words this round read.
-                    syncwarp();
-                    r += k as u64;
+                Ring { base: shared, off: 0, i }
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn round<K: Group>(w: &mut Ring, k: u32) -> [K::Item; GROUP] {
+            let lane = lane_id();
+            let need = k * K::WORDS as u32;
+            let twisted = w.i + need > N as u32;
+            // SAFETY: all 32 lanes are here (the caller's contract); the reads are ring
+            // positions.
+            unsafe {
+                if twisted {
+                    twist(w.base, w.off, lane);
                 }
-                let mut k = lane;
+                let mut src = RingWords { base: w.base, pos: wrap(w.off + w.i + lane * K::WORDS as u32) };
+                let g = K::next_group(&mut src);
+                w.i += need;
+                if twisted {
+                    w.off = wrap(w.off + N as u32);
+                    w.i -= N as u32;
+                }
+                // The next twist overwrites the words this round read.
+                syncwarp();
+                g
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn close(w: &Ring, state: *mut Self) {
+            let words = state as *mut u32;
+            // SAFETY: the caller's contract; the ring's last writes were followed by a barrier.
+            unsafe {
+                let mut k = lane_id();
                 while k < N as u32 {
-                    words.add(k as usize).write(shared_load(base + 4 * wrap(off + k)));
+                    words.add(k as usize).write(shared_load(w.base + 4 * wrap(w.off + k)));
                     k += 32;
                 }
-                if lane == 0 {
-                    words.add(N).write(i);
+                if lane_id() == 0 {
+                    words.add(N).write(w.i);
                 }
             }
         }
