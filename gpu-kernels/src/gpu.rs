@@ -128,8 +128,9 @@ unsafe fn init_states<G: Generator>(states: *mut G, seed: u64, first_stream: u64
     let (gtid, threads) = grid_position();
     let mut s = gtid;
     while s < streams {
-        // SAFETY: in bounds by the contract.
-        unsafe { states.add(s as usize).write(G::stream(seed, first_stream + s)) };
+        // SAFETY: in bounds by the contract; `G`'s states are plain words (`Generator`'s
+        // contract), so writing through a reference to memory not yet initialised is sound.
+        unsafe { G::write_stream(seed, first_stream + s, &mut *states.add(s as usize)) };
         s += threads;
     }
 }

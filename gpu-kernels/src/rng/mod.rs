@@ -109,6 +109,15 @@ pub unsafe trait Generator: Uniform32 + Copy + Send + Sync + 'static {
     /// guarantees about overlap between streams.
     fn stream(seed: u64, stream: u64) -> Self;
 
+    /// `*out = Self::stream(seed, stream)`. A generator with a large state overrides it to
+    /// write the state in place: the GPU's set-up kernel writes through it to the states in
+    /// global memory, and a state returned by value is built on the thread's stack (local
+    /// memory) and copied.
+    #[inline(always)]
+    fn write_stream(seed: u64, stream: u64, out: &mut Self) {
+        *out = Self::stream(seed, stream);
+    }
+
     /// A generator from `RAW_STATE_WORDS` raw words in the definition's order. A state the
     /// generator cannot run from (all zero, below a component's minimum, at or above a
     /// modulus) is an error naming the constraint; it is never adjusted.
