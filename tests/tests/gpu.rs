@@ -86,7 +86,7 @@ fn gpu_streams_match_cpu_bit_for_bit() {
 /// MT19937's GPU kernels give each stream a warp (`rng::WarpStream`: a ring of two blocks in
 /// shared memory, 32 groups per round, a twist when a round runs past the block). Its values
 /// must still be the CPU's for every launch shape (a grid of one block loops over the streams;
-/// a block of 512 takes 78 KiB of shared memory, above the default limit), from stream 0 (the
+/// a block of 512 takes 110 KiB of shared memory, over twice the default limit), from stream 0 (the
 /// serial `init_genrand` / `init_by_array` on lane 0), and from raw states at any index
 /// (groups that straddle a twist, f64 groups of 8 words from an odd index), over several
 /// launches (the fill writes the state back and the next launch resumes from it).

@@ -186,7 +186,8 @@ impl GpuExecutor {
             ));
         }
         // Dynamic shared memory above the default 48 KiB per block must be allowed per kernel
-        // (MT19937's fill takes 156 bytes per thread: 80 KiB for a block of 512).
+        // (MT19937's fill takes 220 bytes per thread, its ring and the store staging: 55 KiB for the
+        // default block of 256, 110 KiB for a block of 512).
         let shared_limit = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .map_err(gpu_err("shared memory per block"))? as u32;
