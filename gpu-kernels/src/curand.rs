@@ -19,8 +19,7 @@
 
 use crate::convert::{u32_pair_to_unit_f64, u32_to_unit_open_closed};
 use crate::rng::mrg32k3a_curand::Mrg32k3aCurand;
-use crate::rng::philox::philox4x32_10;
-use crate::rng::{Generator, Philox4x32x10, Skip, Xorwow};
+use crate::rng::{Generator, Philox4x32x10, Skip, Uniform32, Xorwow};
 
 /// cuRAND's `MRG32K3A_NORM` of the CUDA 13.0 headers, `fl(1 / m1)`: from the combined value `z`
 /// in `[1, m1]` to `(0, 1]` (used for MRG32k3a's floats and doubles).
@@ -41,9 +40,19 @@ pub trait CurandGenerator: Generator + Skip {
     /// 4096, as many for the skip), each 160 steps with five masked XORs, plus up to 255 plain
     /// steps: about 2000 words by operation count (a CPU measures about 900, its words costing
     /// relatively more in stores and loop work). MRG32k3a: 3x3 matrix products modulo its
-    /// primes, about 500 words on a CPU. Philox: a counter addition and one block.
+    /// primes, about 500 words on a CPU. Philox: a 128-bit counter addition ([`Self::at`] places
+    /// a piece at a block boundary without evaluating a block), about two words.
     /// (`curand_host::timing` in the host crate prints the CPU's ratios.)
     const INIT_WORDS: u64;
+
+    /// Lane `lane` of `seed` standing at its word `word`: `stream(seed, lane)` then
+    /// `skip(word)`, the same words from there on. A generator may place itself more cheaply.
+    #[inline(always)]
+    fn at(seed: u64, lane: u64, word: u64) -> Self {
+        let mut g = Self::stream(seed, lane);
+        g.skip(word);
+        g
+    }
 
     /// The next group's `GROUP` values, the first `GROUP` entries of the array (the others are
     /// `V::default()`), for a generator standing at the group's first word: the same values
@@ -88,39 +97,39 @@ impl CurandGenerator for Xorwow {
 
 impl CurandGenerator for Philox4x32x10 {
     const GROUP: u64 = 4;
-    const INIT_WORDS: u64 = 4;
+    const INIT_WORDS: u64 = 2;
+
+    /// At a block boundary (every group start of the layout) a fresh state at the block's
+    /// counter, with no block evaluated (`skip` evaluates the block it lands in, which a piece
+    /// of a lane starting there would never use); elsewhere `stream` then `skip`.
+    #[inline(always)]
+    fn at(seed: u64, lane: u64, word: u64) -> Self {
+        let g = Self::stream(seed, lane);
+        if !word.is_multiple_of(4) {
+            let mut g = g;
+            g.skip(word);
+            return g;
+        }
+        let c = g.counter;
+        let c = ((c[0] as u128) | ((c[1] as u128) << 32) | ((c[2] as u128) << 64) | ((c[3] as u128) << 96))
+            .wrapping_add((word / 4) as u128);
+        Self::new([c as u32, (c >> 32) as u32, (c >> 64) as u32, (c >> 96) as u32], g.key)
+    }
 
     /// A group starts at a block boundary (a start word is a multiple of `W = 4`, and a group
-    /// takes 4 or 8 words), so it is one block for `u32` and `f32` and two for `f64`: evaluated
-    /// straight into the values, without the per-word buffer bookkeeping of `next_u32` (a test
-    /// of the buffer index per word, and a select of the word). The state is left as after
-    /// those words: the counter moves on, `index` stays 4 (the buffer is unused). A generator
-    /// inside a block (never in the layout) takes the word-by-word path.
+    /// takes 4 or 8 words), so it is one block for `u32` and `f32` and two for `f64`, drawn by
+    /// [`Uniform32::next_u32x4`] straight into the values, without the per-word buffer
+    /// bookkeeping of `next_u32` (a test of the buffer index per word, and a select of the word).
     #[inline(always)]
     fn group<V: CurandValue>(&mut self) -> [V; 4] {
-        if self.index < 4 {
-            return [V::value(self), V::value(self), V::value(self), V::value(self)];
-        }
-        let a = philox_block(self);
+        let a = self.next_u32x4();
         if V::words::<Self>() == 1 {
             [V::from_pair(a[0], 0), V::from_pair(a[1], 0), V::from_pair(a[2], 0), V::from_pair(a[3], 0)]
         } else {
-            let b = philox_block(self);
+            let b = self.next_u32x4();
             [V::from_pair(a[0], a[1]), V::from_pair(a[2], a[3]), V::from_pair(b[0], b[1]), V::from_pair(b[2], b[3])]
         }
     }
-}
-
-/// The block at `g`'s counter, the counter moved on by one (128-bit, wrapping, as
-/// [`Philox4x32x10`]'s own `next_u32`).
-#[inline(always)]
-fn philox_block(g: &mut Philox4x32x10) -> [u32; 4] {
-    let block = philox4x32_10(g.counter, g.key);
-    let c = g.counter;
-    let next =
-        ((c[0] as u128) | ((c[1] as u128) << 32) | ((c[2] as u128) << 64) | ((c[3] as u128) << 96)).wrapping_add(1);
-    g.counter = [next as u32, (next >> 32) as u32, (next >> 64) as u32, (next >> 96) as u32];
-    block
 }
 
 impl CurandGenerator for Mrg32k3aCurand {
@@ -288,8 +297,7 @@ pub fn lane_chunk<G: CurandGenerator, V: CurandValue>(
     if call.group != w || from < r0 || to < from {
         return;
     }
-    let mut g = G::stream(call.seed, lane);
-    g.skip(start0 + (from - r0) * w * k);
+    let mut g = G::at(call.seed, lane, start0 + (from - r0) * w * k);
     let first = call.first;
     // `at`: the host-sequence index of round `r`'s group's first value.
     let stride = t * w;
@@ -405,6 +413,30 @@ mod tests {
         }
         assert_eq!(a.counter, [0, 0, 8, 0]);
         assert_eq!(a.group::<u32>(), [b.next_u32(), b.next_u32(), b.next_u32(), b.next_u32()]);
+    }
+
+    /// `at` gives the words of `stream` then `skip`, at block boundaries (Philox's own path) and
+    /// inside blocks, for lanes whose counters carry.
+    fn at_is_stream_and_skip<G: CurandGenerator>() {
+        for seed in [0, 42, u64::MAX] {
+            for lane in [0, 1, 65_535, u32::MAX as u64, u64::MAX] {
+                for word in [0, 1, 3, 4, 8, 4 * 1001, 4 * 1001 + 2, 1 << 40, (1 << 40) + 5] {
+                    let mut a = G::at(seed, lane, word);
+                    let mut b = G::stream(seed, lane);
+                    b.skip(word);
+                    for i in 0..9 {
+                        assert_eq!(a.next_u32(), b.next_u32(), "seed {seed} lane {lane} word {word} + {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn at_equals_stream_then_skip() {
+        at_is_stream_and_skip::<Xorwow>();
+        at_is_stream_and_skip::<Mrg32k3aCurand>();
+        at_is_stream_and_skip::<Philox4x32x10>();
     }
 
     #[test]

@@ -44,7 +44,7 @@ impl Group for Words {
     type Item = u32;
     #[inline(always)]
     fn next_group<G: Uniform32>(rng: &mut G) -> [u32; GROUP] {
-        [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32()]
+        rng.next_u32x4()
     }
 }
 

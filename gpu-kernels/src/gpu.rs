@@ -332,7 +332,14 @@ unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
                 // SAFETY: the slot was written in this round by the warp of stream `first +
                 // col` (its row `r` exists); `base` is group `r < theirs` of that stream: in
                 // `out`.
-                unsafe { store_group::<ALIGNED, _>(out, base as usize, stage.add((row * (warps + 1) + col) as usize).read(), valid) };
+                unsafe {
+                    store_group::<ALIGNED, _>(
+                        out,
+                        base as usize,
+                        stage.add((row * (warps + 1) + col) as usize).read(),
+                        valid,
+                    )
+                };
             }
             // SAFETY: as above.
             unsafe { _syncthreads() };
@@ -708,45 +715,69 @@ unsafe fn curand_host<G: CurandGenerator, V: CurandValue>(
     let (gtid, threads) = grid_position();
     // `max(1)`: never 0 by the host's contract, and no division-by-zero panic path.
     let lanes = call.lanes.max(1);
-    let mut t = gtid;
-    while t < lanes * chunks {
-        let (lane, chunk) = (t % lanes, t / lanes);
-        if let Some((r0, r1)) = call.rounds(lane) {
-            let from = r0 + chunk * rounds_per_chunk;
-            if from <= r1 {
-                let to = (from + rounds_per_chunk - 1).min(r1);
-                let start0 = if starts.is_null() {
-                    crate::curand::inline_start(&inline, lane)
-                } else {
-                    // SAFETY: `lane < T`, in bounds of `starts`.
-                    unsafe { starts.add(lane as usize).read() }
-                };
-                // SAFETY: `r0 <= from <= to <= r1`, the lane's rounds in the call, so
-                // `lane_chunk` passes indices `i` with `i + G::GROUP <= end - first` to the first
-                // closure and `i < end - first` to the second: inside `out`.
-                lane_chunk::<G, V>(
-                    &call,
-                    lane,
-                    r0,
-                    start0,
-                    from,
-                    to,
-                    |i, g| unsafe {
-                        if G::GROUP == GROUP as u64 && i % GROUP as u64 == 0 && vector_aligned(out) {
-                            store_group::<true, _>(out, i as usize, g, GROUP);
-                        } else {
-                            let mut j = 0;
-                            while j < G::GROUP as usize && j < GROUP {
-                                out.add(i as usize + j).write(g[j]);
-                                j += 1;
-                            }
+    // Piece `chunk` of lane `lane`, whose rounds in the call are `r0..=r1` and whose round `r0`
+    // starts at word `start0`.
+    let piece = |lane: u64, chunk: u64, r0: u64, r1: u64, start0: u64| {
+        let from = r0 + chunk * rounds_per_chunk;
+        if from <= r1 {
+            let to = (from + rounds_per_chunk - 1).min(r1);
+            // SAFETY: `r0 <= from <= to <= r1`, the lane's rounds in the call, so `lane_chunk`
+            // passes indices `i` with `i + G::GROUP <= end - first` to the first closure and
+            // `i < end - first` to the second: inside `out`.
+            lane_chunk::<G, V>(
+                &call,
+                lane,
+                r0,
+                start0,
+                from,
+                to,
+                |i, g| unsafe {
+                    if G::GROUP == GROUP as u64 && i % GROUP as u64 == 0 && vector_aligned(out) {
+                        store_group::<true, _>(out, i as usize, g, GROUP);
+                    } else {
+                        let mut j = 0;
+                        while j < G::GROUP as usize && j < GROUP {
+                            out.add(i as usize + j).write(g[j]);
+                            j += 1;
                         }
-                    },
-                    |i, v| unsafe { out.add(i as usize).write(v) },
-                );
+                    }
+                },
+                |i, v| unsafe { out.add(i as usize).write(v) },
+            );
+        }
+    };
+    let start_of = |lane: u64| {
+        if starts.is_null() {
+            crate::curand::inline_start(&inline, lane)
+        } else {
+            // SAFETY: `lane < T`, in bounds of `starts`.
+            unsafe { starts.add(lane as usize).read() }
+        }
+    };
+    if threads % lanes == 0 {
+        // The host's usual grid: a whole number of threads per lane, so a thread keeps one lane
+        // and takes every (threads / T)-th piece of it; the lane's rounds and start are found
+        // once, not per piece (64-bit divisions, the start table), which keeps short pieces
+        // cheap.
+        let lane = gtid % lanes;
+        if let Some((r0, r1)) = call.rounds(lane) {
+            let start0 = start_of(lane);
+            let mut chunk = gtid / lanes;
+            let step = threads / lanes;
+            while chunk < chunks {
+                piece(lane, chunk, r0, r1, start0);
+                chunk += step;
             }
         }
-        t += threads;
+    } else {
+        let mut t = gtid;
+        while t < lanes * chunks {
+            let (lane, chunk) = (t % lanes, t / lanes);
+            if let Some((r0, r1)) = call.rounds(lane) {
+                piece(lane, chunk, r0, r1, start_of(lane));
+            }
+            t += threads;
+        }
     }
 }
 

@@ -299,18 +299,27 @@ fn bulk<'e>(
 /// cuRAND's host-API layout on the GPU (the `curand_host_*` kernels, into device memory) equals
 /// the CPU's, which the unit tests of `warpmc::curand_host` tie to cuRAND's own output: every
 /// generator cuRAND has, both orderings, offsets, every value type, successive and mixed calls,
-/// and more values than one round of the lanes.
+/// and more values than one round of the lanes. Two launch shapes: the default grid, a whole
+/// number of threads per lane (each thread keeps its lane), and a small odd grid of blocks of
+/// 96, where threads take pieces of any lane.
 #[test]
 fn gpu_curand_host_layout_matches_cpu() {
-    use warpmc::bulk::Ordering;
     let Some(gpu) = gpu_or_skip("gpu_curand_host_layout_matches_cpu") else { return };
+    curand_host_layout_matches_cpu_on(&*gpu);
+    let shaped = BackendOptions { gpu_block: Some(96), gpu_grid: Some(7), ..Default::default() };
+    let Some(gpu) = gpu_with("gpu_curand_host_layout_matches_cpu", shaped) else { return };
+    curand_host_layout_matches_cpu_on(&*gpu);
+}
+
+fn curand_host_layout_matches_cpu_on(gpu: &dyn warpmc::backend::Executor) {
+    use warpmc::bulk::Ordering;
     let host = cpu(2);
     let g = gpu.as_gpu().expect("a GPU executor");
     for generator in [GeneratorKind::Xorwow, GeneratorKind::Mrg32k3aCurand, GeneratorKind::Philox4x32x10] {
         for ordering in [Ordering::CurandLegacy, Ordering::CurandDefault] {
             for offset in [0u64, 77, 262_147] {
                 let (mut on_gpu, mut on_cpu) =
-                    (bulk(&*gpu, generator, 1234, offset, ordering), bulk(&*host, generator, 1234, offset, ordering));
+                    (bulk(gpu, generator, 1234, offset, ordering), bulk(&*host, generator, 1234, offset, ordering));
                 // u32, f64, f32, u32 in a row: the history rule of mixed calls.
                 let (a, b, c, d) = (300_001usize, 5_003, 70_000, 17);
                 let mut dev = g.stream().alloc_zeros::<u32>(a).unwrap();

@@ -74,6 +74,15 @@ pub use xorwow::Xorwow;
 pub trait Uniform32 {
     /// The next word of the stream.
     fn next_u32(&mut self) -> u32;
+
+    /// The next four words of the stream, in order: always the same words as four calls of
+    /// [`Self::next_u32`]. The fills draw their groups through it, so a generator that makes
+    /// words four at a time (Philox: a block per counter) can hand over a whole block without
+    /// the per-word bookkeeping, where its state allows.
+    #[inline(always)]
+    fn next_u32x4(&mut self) -> [u32; 4] {
+        [self.next_u32(), self.next_u32(), self.next_u32(), self.next_u32()]
+    }
 }
 
 /// A uniform generator as warpmc composes it.

@@ -1080,9 +1080,9 @@ mod tests {
             assert_eq!(g.mt[1..5], first_philox_candidate(seed, k, MT19937_TAG));
             for b in 0..PHILOX_BLOCKS {
                 let w = Mt19937::philox_block(seed, k, b);
-                for t in 0..4 {
+                for (t, &word) in w.iter().enumerate() {
                     if 1 + 4 * b + t < N {
-                        assert_eq!(g.mt[1 + 4 * b + t], w[t]);
+                        assert_eq!(g.mt[1 + 4 * b + t], word);
                     }
                 }
             }

@@ -91,6 +91,20 @@ impl Uniform32 for Philox4x32x10 {
         let (lo, hi) = if i & 1 == 0 { (b[0], b[2]) } else { (b[1], b[3]) };
         if i & 2 == 0 { lo } else { hi }
     }
+
+    /// At a block boundary (`index == 4`, where a fresh stream and every fill group start) the
+    /// next block itself, the state left at the next boundary; elsewhere four single words.
+    #[inline(always)]
+    fn next_u32x4(&mut self) -> [u32; 4] {
+        if self.index < 4 {
+            return [self.next_u32(), self.next_u32(), self.next_u32(), self.next_u32()];
+        }
+        let block = philox4x32_10(self.counter, self.key);
+        self.counter = from_u128(to_u128(self.counter).wrapping_add(1));
+        self.buffer = block;
+        self.index = 4;
+        block
+    }
 }
 
 // SAFETY: #[repr(C)] with fields [u32; 4], [u32; 2], [u32; 4], u32 only: 11 words, no padding.
@@ -172,6 +186,24 @@ mod tests {
         let mut g = raw([u32::MAX; 4], [u32::MAX; 2]);
         take(&mut g, 4);
         assert_eq!(take(&mut g, 4), philox4x32_10([0; 4], [u32::MAX; 2]));
+    }
+
+    /// `next_u32x4` gives the words and the state of four `next_u32` calls, whether it starts at
+    /// a block boundary (a whole block) or inside a block (word by word), across counter carries.
+    #[test]
+    fn four_words_are_four_calls() {
+        for c in [[0; 4], [u32::MAX, 0, 7, 0], [u32::MAX - 1, u32::MAX, u32::MAX, u32::MAX]] {
+            for lead in 0..9 {
+                let mut a = raw(c, [0x1234_5678, 0x9abc_def0]);
+                take(&mut a, lead);
+                let mut b = a;
+                for _ in 0..3 {
+                    let words = a.next_u32x4();
+                    assert_eq!(words.to_vec(), take(&mut b, 4), "counter {c:?}, {lead} words in");
+                    assert_eq!(a, b, "counter {c:?}, {lead} words in");
+                }
+            }
+        }
     }
 
     #[test]

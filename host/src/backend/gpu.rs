@@ -192,9 +192,10 @@ impl GpuExecutor {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .map_err(gpu_err("shared memory per block"))? as u32;
         for (k, g) in generators.iter().zip(GeneratorKind::ALL) {
-            for (fs, per_thread) in
-                [(&k.fills()[..], k.fill_shared_per_thread), (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread)]
-            {
+            for (fs, per_thread) in [
+                (&k.fills()[..], k.fill_shared_per_thread),
+                (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread),
+            ] {
                 let bytes = per_thread * block;
                 if bytes > shared_limit {
                     return Err(Error::invalid(
@@ -277,6 +278,21 @@ impl GpuExecutor {
             .map_err(gpu_err("occupancy"))?;
         let full = self.sms as u64 * per_sm.max(1) as u64;
         Ok(full.min(work.div_ceil(self.block as u64)).max(1) as u32)
+    }
+
+    /// Grid for `lanes` lanes of `chunks` pieces each (`curand_host`): the override; else a whole
+    /// number of threads per lane, as many as stay resident (and no more than the pieces), where
+    /// that is a whole number of blocks; else one thread per piece up to full occupancy.
+    fn curand_grid(&self, f: &CudaFunction, lanes: u64, chunks: u64) -> Result<u32> {
+        if let Some(g) = self.grid {
+            return Ok(g);
+        }
+        let resident = self.grid_for(f, u64::MAX)? as u64 * self.block as u64;
+        let per_lane = (resident / lanes).min(chunks);
+        if per_lane >= 1 && (lanes * per_lane).is_multiple_of(self.block as u64) {
+            return Ok((lanes * per_lane / self.block as u64) as u32);
+        }
+        self.grid_for(f, lanes * chunks)
     }
 
     fn config(&self, grid: u32) -> LaunchConfig {
@@ -450,17 +466,17 @@ impl GpuExecutor {
     /// many runs for that, where a table of one word per lane is copied (as every call once did:
     /// 512 KiB for Philox, with the table's computation about a millisecond a call).
     ///
-    /// Each lane's rounds are cut into `chunks` pieces, one thread each, and every piece begins
-    /// with a jump of its lane (`stream`, then `skip`: `CurandGenerator::INIT_WORDS`, about 2000
-    /// words' worth of work for XORWOW, 500 for MRG32k3a, next to nothing for Philox). Past
-    /// about two warps per scheduler (256 threads per SM) more threads add little speed, the
-    /// SM's issue slots being shared already, while each piece adds a jump's work; so the pieces
-    /// stop there, unless each one is still at least 8 jumps long (a jump an eighth of its work
-    /// or less), and at two threads per resident slot. For 2^28 values, XORWOW (4096 lanes)
-    /// takes 8 pieces per lane (32768 threads) and MRG32k3a 16, where all took 132 pieces per
-    /// lane (every slot filled twice), which spent about four times the values' own work on
-    /// XORWOW's jumps and about as much as the values' on MRG32k3a's; Philox (65536 lanes)
-    /// takes 8, as before.
+    /// Each lane's rounds are cut into `chunks` pieces, and every piece begins with a jump of its
+    /// lane (`CurandGenerator::at`: about 2000 words' worth of work for XORWOW, 500 for
+    /// MRG32k3a, a counter addition for Philox). Pieces are made as short as the jumps allow
+    /// (each at least 8 jumps long), but no fewer than about two warps per scheduler (256
+    /// threads per SM) would take: short pieces keep the part of the output being written at
+    /// any moment compact (the resident threads write whole rounds of the layout together),
+    /// which the H100 rewards: Philox's f64 calls of 2^28 values ran at 140-160 G values/s with
+    /// 1 to 8 pieces per lane (each thread's stores 2 MiB apart, a round of 65536 lanes) and at
+    /// 280-340 G values/s with pieces of 4 rounds (2026-11-24). The grid is a whole number of
+    /// threads per lane where the lanes fit in the resident threads, so a thread keeps one lane
+    /// and pays the lane's set-up (its rounds, its start) once, not per piece.
     pub fn curand_host<V: crate::curand_host::CurandOutput + DeviceRepr>(
         &self,
         rng: crate::curand_host::CurandRng,
@@ -502,11 +518,10 @@ impl GpuExecutor {
         let words = rounds.saturating_mul(call.group * rng.words_per_value::<V>());
         let knee = self.sms as u64 * 256 / call.lanes;
         let long_enough = words / (8 * rng.lane_init_words()).max(1);
-        let most = (self.sms as u64 * 2048 * 2 / call.lanes).max(1);
-        let chunks = knee.max(long_enough).min(most).clamp(1, rounds);
+        let chunks = knee.max(long_enough).clamp(1, rounds);
         let rounds_per_chunk = rounds.div_ceil(chunks);
         let chunks = rounds.div_ceil(rounds_per_chunk);
-        let grid = self.grid_for(&f, call.lanes * chunks)?;
+        let grid = self.curand_grid(&f, call.lanes, chunks)?;
         let arg = ByValue(call);
         let null = 0u64;
         let mut b = self.stream.launch_builder(&f);
