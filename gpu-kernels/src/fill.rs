@@ -86,7 +86,8 @@ impl<M: MathMode> Group for Normals<M> {
 }
 
 /// Produce stream `stream`'s groups for an interleaved block of `len` values with `streams`
-/// streams: `write(first_index, group, valid)` for each of its groups, where `valid` is 4 except
+/// streams, from its group in row `from_row` on (row `r` holds group `r` of every stream):
+/// `write(first_index, group, valid)` for each of those groups, where `valid` is 4 except
 /// possibly for the block's last group, which may be cut short by `len`.
 ///
 /// The number of groups is computed first, so the loop carries one counter and no bounds test.
@@ -96,15 +97,17 @@ pub fn fill_stream<K: Group, G: Uniform32, W: FnMut(usize, [K::Item; GROUP], usi
     stream: usize,
     streams: usize,
     len: usize,
+    from_row: usize,
     mut write: W,
 ) {
     let groups = len.div_ceil(GROUP);
-    if stream >= groups {
+    let first = from_row * streams + stream;
+    if first >= groups {
         return;
     }
-    let mine = (groups - stream).div_ceil(streams);
+    let mine = (groups - first).div_ceil(streams);
     let step = streams * GROUP;
-    let mut base = stream * GROUP;
+    let mut base = first * GROUP;
     let mut i = 1;
     while i < mine {
         write(base, K::next_group(rng), GROUP);

@@ -174,6 +174,8 @@ pub struct GpuGenerator {
     pub words: Measured,
     /// Uniform `f32` per second, the same layout.
     pub uniforms: Measured,
+    /// Uniform `f64` (53 random bits, two words each) per second, the same layout.
+    pub uniforms_f64: Measured,
     /// Box-Muller normals (fast mode) per second, the same layout.
     pub normals_fast: Measured,
     /// Computing [`SETUP_STREAMS`] stream states on the GPU (`ms`; `per_second`: streams/s).
@@ -535,11 +537,12 @@ mod gpu {
         let fill_streams = exec.multiprocessors() as u64 * 2048;
         let mut rows = Vec::new();
         for &g in GeneratorKind::ALL {
-            log(&format!("GPU: {g}: u32, f32, fast normals, 10^6 stream set-up"));
+            log(&format!("GPU: {g}: u32, f32, f64, fast normals, 10^6 stream set-up"));
             let fill_streams = fill_streams / g.threads_per_stream() as u64;
             rows.push(GpuGenerator {
                 words: fill(exec, g, FillKind::Words, &mut out, fill_streams, s, wbw),
                 uniforms: fill(exec, g, FillKind::Uniforms, &mut out, fill_streams, s, wbw),
+                uniforms_f64: fill(exec, g, FillKind::UniformsF64, &mut out, fill_streams, s, wbw),
                 normals_fast: fill(exec, g, FillKind::Normals(Mode::Fast), &mut out, fill_streams, s, wbw),
                 setup: setup(exec, g, s.reps),
             });
@@ -1397,7 +1400,7 @@ impl BenchReport {
 
         if let Some(g) = &self.gpu {
             m += "**GPU fills by output** (values/s to device memory, share of the write bandwidth):\n\n";
-            m += "| generator | u32 words | uniform f32 | f32 normals, Box-Muller fast |\n|---|---:|---:|---:|\n";
+            m += "| generator | u32 words | uniform f32 | uniform f64 (53 bits) | f32 normals, Box-Muller fast |\n|---|---:|---:|---:|---:|\n";
             let show = |r: &Rate| {
                 format!("{} ({:.0}%)", si(r.per_second), 100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0))
             };
@@ -1406,10 +1409,11 @@ impl BenchReport {
                 // Failures of this table's cells other than u32 were not listed above.
                 let mut ignore = Vec::new();
                 m += &format!(
-                    "| {} | {} | {} | {} |\n",
+                    "| {} | {} | {} | {} | {} |\n",
                     row.generator,
                     cell(Some(&x.words), show, &mut ignore),
                     cell(Some(&x.uniforms), show, &mut failures),
+                    cell(Some(&x.uniforms_f64), show, &mut failures),
                     cell(Some(&x.normals_fast), show, &mut failures)
                 );
             }
@@ -1582,6 +1586,7 @@ mod tests {
                     bw(&format!("{g}, u32 words"), 1e11, fraction)
                 },
                 uniforms: bw("u", 1e11, 0.5),
+                uniforms_f64: bw("d", 5e10, 0.5),
                 normals_fast: bw("n", 1e11, 0.5),
                 setup: rate("s", 1e9, if g == GeneratorKind::LcgPrime { 8.0 } else { 1.0 }),
             });

@@ -83,6 +83,37 @@ fn gpu_streams_match_cpu_bit_for_bit() {
     }
 }
 
+/// The fills of 8-byte values store a pair of lanes' groups together (`store_group_paired`: a
+/// shuffle between the lanes, for warps whose 32 streams exist, in rows where every group is
+/// whole) and the rest one lane at a time: the values are the CPU's for launch shapes where
+/// threads loop over streams, the last warp of streams is partial, and rows are cut.
+#[test]
+fn gpu_f64_fills_match_cpu_for_any_launch_shape() {
+    let host = cpu(2);
+    for (block, grid) in [(None, None), (Some(96), Some(3)), (Some(32), Some(1)), (Some(512), Some(2))] {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let Some(gpu) = gpu_with("gpu_f64_fills_match_cpu_for_any_launch_shape", opts) else { return };
+        for generator in [
+            GeneratorKind::Philox4x32x10,
+            GeneratorKind::Xorwow,
+            GeneratorKind::Mrg32k3a,
+            GeneratorKind::Gm55,
+            GeneratorKind::WarpShfl,
+        ] {
+            for (streams, n) in [(1000u64, 4 * 1000 * 5 + 3), (64, 4 * 64 * 7), (33, 100_003), (2048, 1 << 20)] {
+                let init = StreamInit::Seeded { generator, seed: 99, first: 5, count: streams };
+                let g = words(&*gpu, FillKind::UniformsF64, &init, n);
+                let c = words(&*host, FillKind::UniformsF64, &init, n);
+                let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
+                assert_eq!(
+                    first_diff, None,
+                    "{generator}, {streams} streams, {n} values, block {block:?} grid {grid:?}: first difference at word {first_diff:?}"
+                );
+            }
+        }
+    }
+}
+
 /// MT19937's GPU kernels give each stream a warp (`rng::WarpStream`: a ring of two blocks in
 /// shared memory, 32 groups per round, a twist when a round runs past the block). Its values
 /// must still be the CPU's for every launch shape (a grid of one block loops over the streams;
