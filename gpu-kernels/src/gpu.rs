@@ -187,20 +187,12 @@ unsafe fn store_group<const ALIGNED: bool, T: Copy>(out: *mut T, base: usize, g:
     }
 }
 
-/// One block of the interleaved layout of `fill`: `len` values, `streams` states advanced.
+/// One block of the interleaved layout of `fill`: `len` values, `streams` states advanced, with
+/// its stores chosen ([`store_group`]; the kernels pick `ALIGNED` by `by_alignment!`).
 ///
 /// # Safety
-/// `states` holds `streams` states and `out` at least `len` values.
-#[inline(always)]
-unsafe fn fill<K: Group, G: Generator>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
-    // SAFETY: the caller's contract; `ALIGNED` is `vector_aligned(out)`.
-    unsafe { by_alignment!(out, fill_stores::<K, G>(out, len, states, streams)) }
-}
-
-/// [`fill`] with its stores chosen ([`store_group`]).
-///
-/// # Safety
-/// As [`fill`]; with `ALIGNED`, `vector_aligned(out)`.
+/// `states` holds `streams` states and `out` at least `len` values; with `ALIGNED`,
+/// `vector_aligned(out)`.
 #[inline(always)]
 unsafe fn fill_stores<K: Group, G: Generator, const ALIGNED: bool>(
     out: *mut K::Item,
@@ -311,11 +303,11 @@ unsafe fn store_group_paired_or_own<const ALIGNED: bool, T: Copy>(
 // Every loop bound is the same for the 32 lanes of a warp.
 // ------------------------------------------------------------------------------------------------
 
-/// `(global warp index, warps in the grid, lane)`.
+/// `(global warp index, warps in the grid)`.
 #[inline(always)]
-fn warp_position() -> (u64, u64, u64) {
+fn warp_position() -> (u64, u64) {
     let (gtid, threads) = grid_position();
-    (gtid / 32, threads / 32, gtid % 32)
+    (gtid / 32, threads / 32)
 }
 
 /// [`init_states`] with a warp per stream.
@@ -324,7 +316,7 @@ fn warp_position() -> (u64, u64, u64) {
 /// `states` holds `streams` states.
 #[inline(always)]
 unsafe fn init_warp_streams<G: WarpStream>(states: *mut G, seed: u64, first_stream: u64, streams: u64) {
-    let (w, warps, _) = warp_position();
+    let (w, warps) = warp_position();
     let mut s = w;
     while s < streams {
         // SAFETY: in bounds by the contract; the 32 lanes are here together with the same `s`.
@@ -333,18 +325,8 @@ unsafe fn init_warp_streams<G: WarpStream>(states: *mut G, seed: u64, first_stre
     }
 }
 
-/// [`fill`] with a warp per stream: the same values in the same places.
-///
-/// # Safety
-/// As [`fill`]; the launch gives each thread `G::FILL_SHARED_BYTES_PER_THREAD` bytes of dynamic
-/// shared memory.
-#[inline(always)]
-unsafe fn fill_warp_streams<K: Group, G: WarpStream>(out: *mut K::Item, len: u64, states: *mut G, streams: u64) {
-    // SAFETY: the caller's contract; `ALIGNED` is `vector_aligned(out)`.
-    unsafe { by_alignment!(out, fill_warp_stores::<K, G>(out, len, states, streams)) }
-}
-
-/// [`fill_warp_streams`] with its stores chosen ([`store_group`]).
+/// [`fill_stores`] with a warp per stream, the same values in the same places, with its stores
+/// chosen ([`store_group`]).
 ///
 /// A block of `W` warps takes `W` consecutive streams at a time, one per warp, and their groups
 /// in rounds of 32 rows: each warp draws its stream's next 32 groups (lane `l`, row `l`) into
@@ -355,7 +337,8 @@ unsafe fn fill_warp_streams<K: Group, G: WarpStream>(out: *mut K::Item, len: u64
 /// badly (8% of the write bandwidth on an H100).
 ///
 /// # Safety
-/// As [`fill_warp_streams`]; with `ALIGNED`, `vector_aligned(out)`.
+/// As [`fill_stores`]; the launch gives each thread `G::FILL_SHARED_BYTES_PER_THREAD` bytes of
+/// dynamic shared memory.
 #[inline(always)]
 unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
     out: *mut K::Item,
@@ -617,10 +600,10 @@ macro_rules! generator_kernels {
 
 macro_rules! generator_kernels_of {
     ($G:ident, $id:ident) => {
-        generator_kernels_of!(@states $G, $id, init_states, fill);
+        generator_kernels_of!(@states $G, $id, init_states, fill_stores);
     };
     ($G:ident, $id:ident, warp_stream) => {
-        generator_kernels_of!(@states $G, $id, init_warp_streams, fill_warp_streams);
+        generator_kernels_of!(@states $G, $id, init_warp_streams, fill_warp_stores);
     };
     (@states $G:ident, $id:ident, $init:ident, $fill:ident) => {
         pub mod $id {
@@ -636,31 +619,31 @@ macro_rules! generator_kernels_of {
             #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_u32(out: *mut u32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { $fill::<Words, G>(out, len, states, streams) }
+                unsafe { by_alignment!(out, $fill::<Words, G>(out, len, states, streams)) }
             }
 
             #[unsafe(export_name = concat!("fill_uniform__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_uniform(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { $fill::<Uniforms, G>(out, len, states, streams) }
+                unsafe { by_alignment!(out, $fill::<Uniforms, G>(out, len, states, streams)) }
             }
 
             #[unsafe(export_name = concat!("fill_uniform_f64__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_uniform_f64(out: *mut f64, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { $fill::<UniformsF64, G>(out, len, states, streams) }
+                unsafe { by_alignment!(out, $fill::<UniformsF64, G>(out, len, states, streams)) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_exact__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_normal_exact(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { $fill::<Normals<Exact>, G>(out, len, states, streams) }
+                unsafe { by_alignment!(out, $fill::<Normals<Exact>, G>(out, len, states, streams)) }
             }
 
             #[unsafe(export_name = concat!("fill_normal_fast__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_normal_fast(out: *mut f32, len: u64, states: *mut G, streams: u64) {
                 // SAFETY: as above.
-                unsafe { $fill::<Normals<Fast>, G>(out, len, states, streams) }
+                unsafe { by_alignment!(out, $fill::<Normals<Fast>, G>(out, len, states, streams)) }
             }
 
             #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]
