@@ -104,16 +104,12 @@ impl CurandGenerator for Philox4x32x10 {
     /// of a lane starting there would never use); elsewhere `stream` then `skip`.
     #[inline(always)]
     fn at(seed: u64, lane: u64, word: u64) -> Self {
-        let g = Self::stream(seed, lane);
-        if !word.is_multiple_of(4) {
-            let mut g = g;
-            g.skip(word);
-            return g;
+        let mut g = Self::stream(seed, lane);
+        if word.is_multiple_of(4) {
+            return g.blocks_ahead((word / 4) as u128);
         }
-        let c = g.counter;
-        let c = ((c[0] as u128) | ((c[1] as u128) << 32) | ((c[2] as u128) << 64) | ((c[3] as u128) << 96))
-            .wrapping_add((word / 4) as u128);
-        Self::new([c as u32, (c >> 32) as u32, (c >> 64) as u32, (c >> 96) as u32], g.key)
+        g.skip(word);
+        g
     }
 
     /// A group starts at a block boundary (a start word is a multiple of `W = 4`, and a group

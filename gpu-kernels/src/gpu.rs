@@ -213,7 +213,7 @@ unsafe fn fill_stores<K: Group, G: Generator, const ALIGNED: bool>(
             // A warp whose 32 streams all exist writes their whole rows with paired stores: the
             // condition and the row count are the same for its 32 lanes, which all reach every
             // shuffle (the block size is a multiple of 32, so `s - s % 32` is the warp's first).
-            if PAIRED_STORES && ALIGNED && size_of::<K::Item>() == 8 && s - s % 32 + 32 <= streams {
+            if ALIGNED && size_of::<K::Item>() == 8 && s - s % 32 + 32 <= streams {
                 let odd = s % 2 == 1;
                 let mut r = 0;
                 while r < whole_rows {
@@ -230,9 +230,6 @@ unsafe fn fill_stores<K: Group, G: Generator, const ALIGNED: bool>(
         s += threads;
     }
 }
-
-/// Whether the fills of 8-byte values use [`store_group_paired`] (a switch for measuring it).
-const PAIRED_STORES: bool = true;
 
 /// Half of a 32-byte group of 8-byte values, for one 16-byte store.
 #[derive(Clone, Copy)]
@@ -503,7 +500,7 @@ unsafe fn fill_collective_stores<K: Group, G: Collective, const ALIGNED: bool>(
                 let mut r = 0;
                 while r < rounds {
                     let g = K::next_group(&mut rng);
-                    if PAIRED_STORES && ALIGNED && size_of::<K::Item>() == 8 {
+                    if ALIGNED && size_of::<K::Item>() == 8 {
                         // Every lane reaches the shuffle each round (`rounds` is the warp's); a
                         // pair stores together where both lanes have a whole group (adjacent
                         // streams in the same row).

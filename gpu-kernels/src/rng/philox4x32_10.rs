@@ -68,6 +68,12 @@ impl Philox4x32x10 {
         Self { counter, key, buffer: [0; 4], index: 4 }
     }
 
+    /// A fresh state at the first word of block `counter + blocks` (mod 2^128), the same key.
+    #[inline(always)]
+    pub fn blocks_ahead(&self, blocks: u128) -> Self {
+        Self::new(from_u128(to_u128(self.counter).wrapping_add(blocks)), self.key)
+    }
+
     /// Evaluate block `counter` into `buffer` and advance the counter.
     #[inline(always)]
     fn refill(&mut self) {
@@ -99,11 +105,9 @@ impl Uniform32 for Philox4x32x10 {
         if self.index < 4 {
             return [self.next_u32(), self.next_u32(), self.next_u32(), self.next_u32()];
         }
-        let block = philox4x32_10(self.counter, self.key);
-        self.counter = from_u128(to_u128(self.counter).wrapping_add(1));
-        self.buffer = block;
+        self.refill();
         self.index = 4;
-        block
+        self.buffer
     }
 }
 
