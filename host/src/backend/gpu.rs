@@ -472,9 +472,10 @@ impl GpuExecutor {
     /// (each at least 8 jumps long), but no fewer than about two warps per scheduler (256
     /// threads per SM) would take: short pieces keep the part of the output being written at
     /// any moment compact (the resident threads write whole rounds of the layout together),
-    /// which the H100 rewards: Philox's f64 calls of 2^28 values ran at 140-160 G values/s with
-    /// 1 to 8 pieces per lane (each thread's stores 2 MiB apart, a round of 65536 lanes) and at
-    /// 280-340 G values/s with pieces of 4 rounds (2026-11-24). The grid is a whole number of
+    /// which the H100 rewards: Philox's f64 calls of 2^28 values ran at 147-160 G values/s with
+    /// 1 to 64 pieces per lane (each thread's stores 2 MiB apart, a round of 65536 lanes) and at
+    /// 262-280 G values/s with pieces of 2 rounds; calls of 2^26 values at 315-336 with pieces of
+    /// one round (2026-11-24, BENCHMARKS.md). The grid is a whole number of
     /// threads per lane where the lanes fit in the resident threads, so a thread keeps one lane
     /// and pays the lane's set-up (its rounds, its start) once, not per piece.
     pub fn curand_host<V: crate::curand_host::CurandOutput + DeviceRepr>(
