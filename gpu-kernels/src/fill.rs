@@ -16,8 +16,8 @@ use crate::rng::Uniform32;
 pub const GROUP: usize = 4;
 
 /// Dynamic shared memory per thread that a fill with a warp per stream (`rng::WarpStream`)
-/// takes for staging its stores: a group (at most 32 bytes) per thread, with a padding group per
-/// warp's row, at most twice that for a block of one warp.
+/// takes for staging its stores: two areas of 32 bytes per thread (`gpu.rs`,
+/// `fill_warp_stores`).
 pub const STAGING_BYTES_PER_THREAD: u32 = 64;
 
 /// What a group holds.

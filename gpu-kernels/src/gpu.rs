@@ -15,7 +15,7 @@ use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
 use crate::normal::BoxMuller;
-use crate::platform::nvptx::{shared_address, shared_pointer, shfl_xor};
+use crate::platform::nvptx::{shared_address, shared_load_group, shared_store_group, shfl_xor};
 use crate::rng::{Collective, Generator, WarpStream};
 use crate::{Exact, Fast, MathMode};
 
@@ -328,10 +328,22 @@ unsafe fn init_warp_streams<G: WarpStream>(states: *mut G, seed: u64, first_stre
 /// A block of `W` warps takes `W` consecutive streams at a time, one per warp, and their groups
 /// in rounds of 32 rows: each warp draws its stream's next 32 groups (lane `l`, row `l`) into
 /// the block's staging area, and then the block stores the rows, thread `t` the group of row
-/// `t / W` and stream `t mod W`, so that a warp's stores cover whole runs of `W` adjacent
-/// groups (128 bytes for 8 warps of `u32`). Without the staging, a warp's 32 lanes wrote 32
-/// groups of one stream, `16 S` bytes apart: half-sectors that the memory system merged
-/// badly (8% of the write bandwidth on an H100).
+/// `t / W` and stream `t mod W`, so that a warp's stores cover whole runs of `W`
+/// adjacent groups (128 bytes for 8 warps of `u32`). Without the staging, a warp's 32 lanes
+/// wrote 32 groups of one stream, `16 S` bytes apart: half-sectors that the memory system
+/// merged badly (8% of the write bandwidth on an H100).
+///
+/// The staging has two areas that rounds alternate between, so a round needs one block barrier
+/// (between its staging writes and the stores that read them): round `q + 2` writes round `q`'s
+/// area only after round `q + 1`'s barrier, which every thread reaches only when done with
+/// round `q`'s reads. Row `r` of stream `c` (of the set) is at slot `r W + (c + r) mod W` of
+/// an area: a rotation in place of padding keeps a warp's writes (32 rows of one stream) and
+/// its reads (rows of adjacent streams) off shared banks, and an area within 32 bytes per
+/// thread, the allowance's half, for groups of up to 32 bytes (f64).
+///
+/// Rounds in which every stream of the set has whole groups in all 32 rows (all but the last
+/// one or two of a long fill) take a path with no bounds to check; the general rounds after
+/// them finish the set.
 ///
 /// # Safety
 /// As [`fill_stores`]; the launch gives each thread `G::FILL_SHARED_BYTES_PER_THREAD` bytes of
@@ -351,25 +363,55 @@ unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
     let (w, lane) = (tid / 32, tid % 32);
     let groups = len.div_ceil(GROUP as u64);
     let ring = shared_address(w as u32 * G::WARP_SHARED_BYTES);
-    // Group `(row, warp)` of a round at `stage + row (W + 1) + warp`: the padding group keeps
-    // a warp's 32 writes (one per row) off a single bank.
-    let stage = shared_pointer(warps as u32 * G::WARP_SHARED_BYTES) as *mut [K::Item; GROUP];
+    let stage = shared_address(warps as u32 * G::WARP_SHARED_BYTES);
+    let slot_bytes = core::mem::size_of::<[K::Item; GROUP]>() as u32;
+    let area = 32 * warps as u32 * slot_bytes;
     let (row, col) = (tid / warps, tid % warps);
+    // Slot offsets of this thread's writes (as lane `lane` of stream `w`, row `lane`) and reads
+    // (row `row` of stream `col`).
+    let slot = |r: u64, c: u64| (r * warps + (c + r) % warps) as u32 * slot_bytes;
+    let (write_at, read_at) = (slot(lane, w), slot(row, col));
+    let mut parity = 0u32;
     let mut set = bid;
     while set * warps < streams {
         let first = set * warps;
         let s = first + w;
         let mine = groups_of(s as i64, groups, streams);
         let theirs = groups_of((first + col) as i64, groups, streams);
-        // The set's first stream has the most groups: the same bound for the whole block.
-        let rounds = groups_of(first as i64, groups, streams).div_ceil(32);
+        // The set's first stream has the most groups, its last the fewest (the last group of a
+        // buffer may be partial): the same bounds for the whole block.
+        let most = groups_of(first as i64, groups, streams);
+        let least = groups_of((first + warps - 1) as i64, groups, streams);
+        let full = least.saturating_sub(1) / 32;
         // SAFETY: the warp's stream is in bounds when it has groups, and this warp alone uses
         // it; the ring is this warp's part of the dynamic shared memory (the launch gives each
         // thread `G::FILL_SHARED_BYTES_PER_THREAD`: the rings, then the staging).
         let mut warp = if mine > 0 { Some(unsafe { G::open(states.add(s as usize), ring) }) } else { None };
-        let mut q = 0;
-        while q < rounds {
-            let r0 = q * 32;
+        if let Some(wr) = warp.as_mut() {
+            let mut base = (first + col + row * streams) * GROUP as u64;
+            let step = 32 * streams * GROUP as u64;
+            // `full > 0` only if every warp of the block has a stream (`mine >= least`), so
+            // every thread of the block runs these rounds.
+            let mut q = 0;
+            while q < full {
+                let slots = stage + parity * area;
+                // SAFETY: the warp's lanes are here together; the slot is this thread's for the
+                // round; every thread of the block reaches the barrier; row `32 q + row` of
+                // stream `first + col` was staged by its warp and is a whole group of it
+                // (`32 (q + 1) < least`), at `base`, in `out`.
+                unsafe {
+                    shared_store_group(slots + write_at, G::round::<K>(wr, 32));
+                    _syncthreads();
+                    store_group::<ALIGNED, _>(out, base as usize, shared_load_group(slots + read_at), GROUP);
+                }
+                parity ^= 1;
+                base += step;
+                q += 1;
+            }
+        }
+        let mut r0 = full * 32;
+        while r0 < most {
+            let slots = stage + parity * area;
             if let Some(wr) = warp.as_mut() {
                 if r0 < mine {
                     let k = (mine - r0).min(32) as u32;
@@ -378,13 +420,13 @@ unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
                     unsafe {
                         let g = G::round::<K>(wr, k);
                         if (lane as u32) < k {
-                            stage.add((lane * (warps + 1) + w) as usize).write(g);
+                            shared_store_group(slots + write_at, g);
                         }
                     }
                 }
             }
-            // SAFETY: every thread of the block runs `rounds` rounds (a bound the same for all)
-            // and reaches both barriers of each.
+            // SAFETY: every thread of the block runs the same rounds (bounds the same for all)
+            // and reaches the barrier of each.
             unsafe { _syncthreads() };
             let r = r0 + row;
             if r < theirs {
@@ -393,18 +435,10 @@ unsafe fn fill_warp_stores<K: Group, G: WarpStream, const ALIGNED: bool>(
                 // SAFETY: the slot was written in this round by the warp of stream `first +
                 // col` (its row `r` exists); `base` is group `r < theirs` of that stream: in
                 // `out`.
-                unsafe {
-                    store_group::<ALIGNED, _>(
-                        out,
-                        base as usize,
-                        stage.add((row * (warps + 1) + col) as usize).read(),
-                        valid,
-                    )
-                };
+                unsafe { store_group::<ALIGNED, _>(out, base as usize, shared_load_group(slots + read_at), valid) };
             }
-            // SAFETY: as above.
-            unsafe { _syncthreads() };
-            q += 1;
+            parity ^= 1;
+            r0 += 32;
         }
         if let Some(wr) = warp.as_ref() {
             // SAFETY: as `open`.

@@ -218,18 +218,6 @@ pub mod nvptx {
         base + offset
     }
 
-    /// A generic pointer to byte `offset` of the block's dynamic shared memory (for values of
-    /// any type; `cvta.shared`).
-    #[inline(always)]
-    pub fn shared_pointer(offset: u32) -> *mut u8 {
-        let base: u64;
-        // SAFETY: converts the address of the module's shared array; touches no memory.
-        unsafe {
-            core::arch::asm!("cvta.shared.u64 {r}, warpmc_shared;", r = out(reg64) base, options(pure, nomem, nostack));
-        }
-        (base + offset as u64) as *mut u8
-    }
-
     /// The `u32` at shared-space address `address`.
     ///
     /// # Safety
@@ -242,6 +230,87 @@ pub mod nvptx {
             core::arch::asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) address, options(nostack));
         }
         v
+    }
+
+    /// The four `u32` at shared-space address `address` (one `ld.shared.v4.u32`).
+    ///
+    /// # Safety
+    /// `address` is 16-aligned and its 16 bytes are inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_load_v4(address: u32) -> [u32; 4] {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: the caller's contract. Not `nomem`, as `shared_load`.
+        unsafe {
+            core::arch::asm!(
+                "ld.shared.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+                a = out(reg32) a,
+                b = out(reg32) b,
+                c = out(reg32) c,
+                d = out(reg32) d,
+                p = in(reg32) address,
+                options(nostack)
+            );
+        }
+        [a, b, c, d]
+    }
+
+    /// Store four `u32` at shared-space address `address` (one `st.shared.v4.u32`).
+    ///
+    /// # Safety
+    /// `address` is 16-aligned and its 16 bytes are inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_store_v4(address: u32, v: [u32; 4]) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+                p = in(reg32) address,
+                a = in(reg32) v[0],
+                b = in(reg32) v[1],
+                c = in(reg32) v[2],
+                d = in(reg32) v[3],
+                options(nostack)
+            );
+        }
+    }
+
+    /// Store a value of 16 or 32 bytes (a fill's group) at shared-space address `address`, as
+    /// 16-byte stores (generic stores through a converted pointer cost an address-space check
+    /// each).
+    ///
+    /// # Safety
+    /// `size_of::<T>()` is 16 or 32, `address` is 16-aligned and the bytes are inside the
+    /// block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_store_group<T: Copy>(address: u32, value: T) {
+        // SAFETY: the caller's contract; `T` is plain data of the size read.
+        unsafe {
+            if core::mem::size_of::<T>() == 32 {
+                let w: [[u32; 4]; 2] = core::mem::transmute_copy(&value);
+                shared_store_v4(address, w[0]);
+                shared_store_v4(address + 16, w[1]);
+            } else {
+                shared_store_v4(address, core::mem::transmute_copy(&value));
+            }
+        }
+    }
+
+    /// The value of 16 or 32 bytes at shared-space address `address` (see
+    /// [`shared_store_group`]).
+    ///
+    /// # Safety
+    /// As [`shared_store_group`], and the bytes hold a `T`.
+    #[inline(always)]
+    pub unsafe fn shared_load_group<T: Copy>(address: u32) -> T {
+        // SAFETY: the caller's contract.
+        unsafe {
+            if core::mem::size_of::<T>() == 32 {
+                let w = [shared_load_v4(address), shared_load_v4(address + 16)];
+                core::mem::transmute_copy(&w)
+            } else {
+                core::mem::transmute_copy(&shared_load_v4(address))
+            }
+        }
     }
 
     /// Store `value` at shared-space address `address`.

@@ -414,9 +414,10 @@ unsafe impl Generator for Mt19937 {
     const RAW_STATE_WORDS: usize = N + 1;
     const PERIOD: &'static str = "2^19937 - 1";
     const THREADS_PER_STREAM: u32 = 32;
-    /// The fill's ring of two blocks per warp (see `warp_stream`, 4992 bytes, 156 per thread),
+    /// The fill's ring of two blocks per warp (see `warp_stream`, 5008 bytes, 157 per thread),
     /// and the block's staging of its stores.
-    const FILL_SHARED_BYTES_PER_THREAD: u32 = (2 * N * 4 / 32) as u32 + crate::fill::STAGING_BYTES_PER_THREAD;
+    const FILL_SHARED_BYTES_PER_THREAD: u32 =
+        ((2 * N + 4) * 4).div_ceil(32) as u32 + crate::fill::STAGING_BYTES_PER_THREAD;
 
     /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a block of
     /// Philox output for the others (see the module docs).
@@ -458,26 +459,28 @@ impl Mt19937 {
 
 /// The GPU's warp-per-stream kernels (see [`super::WarpStream`]).
 ///
-/// **Fill.** A warp holds its stream's sequence in a ring of two blocks (1248 words, 4992 bytes
-/// of dynamic shared memory): the current block and the next. Word `q` of the sequence counted
-/// from the current block's start is at ring position `(off + q) mod 1248`, so the recurrence
-/// `x_{q+624} = x_{q+397} ^ f(x_q, x_{q+1})` is the ring's own: the twist computes the next
-/// block into the other half, 32 words at a time with `__syncwarp` between the 20 chunks (a
-/// word depends on words at least 227 positions before it in the new block, never on one of its
-/// own chunk). Each round, lane `l` takes group `r + l` of the stream: its `K::WORDS` words from
-/// the ring (tempered), converted by the consumer's `Group::next_group`, exactly as the CPU
-/// draws them one by one; a round that runs past the current block twists first, and then the
-/// next block becomes the current one (`round`). The words and their order are the definition's,
-/// so the output is the CPU's bit for bit. Where the groups go is the kernel's business
-/// (`gpu.rs`, `fill_warp_stores`: staged so that a block's stores cover adjacent streams). The state is read into the ring at the start of a launch
-/// and written back at its end, coalesced (a stream's 625 words are contiguous).
+/// **Fill.** A warp holds its stream's sequence in a ring of two blocks (1248 words, with a
+/// copy of its first word: 5008 bytes of dynamic shared memory): the current block and the
+/// next. Word `q` of the sequence counted from the current block's start is at ring position
+/// `(off + q) mod 1248`, so the recurrence `x_{q+624} = x_{q+397} ^ f(x_q, x_{q+1})` is the
+/// ring's own: the twist computes the next block into the other half in three phases of
+/// independent words (`twist`). Each round, lane `l` takes group `r + l` of the stream: its
+/// `K::WORDS` words from the ring (tempered; one 16-byte load per 4 words), converted by the
+/// consumer's `Group::next_group`, exactly as the CPU draws them one by one; a round that runs
+/// past the current block twists first, and then the next block becomes the current one
+/// (`round`). The words and their order are the definition's, so the output is the CPU's bit
+/// for bit. Where the groups go is the kernel's business (`gpu.rs`, `fill_warp_stores`: staged
+/// so that a block's stores cover adjacent streams). The state is read into the ring at the
+/// start of a launch and written back at its end, coalesced (a stream's 625 words are
+/// contiguous).
 #[cfg(target_arch = "nvptx64")]
 mod warp_stream {
     use super::*;
     use crate::fill::{GROUP, Group};
-    use crate::platform::nvptx::{lane_id, shared_load, shared_store, syncwarp};
+    use crate::platform::nvptx::{lane_id, shared_load, shared_load_v4, shared_store, syncwarp};
 
-    /// Words of a warp's ring: two blocks.
+    /// Words of a warp's ring: two blocks (and a copy of its first word after them, see
+    /// [`twist`]).
     pub const RING: u32 = 2 * N as u32;
 
     /// A lane's reader of consecutive ring positions, tempering each word.
@@ -494,6 +497,21 @@ mod warp_stream {
             // SAFETY: `p < RING`: a position of this warp's ring (see `fill_warp`).
             temper(unsafe { shared_load(self.base + 4 * p) })
         }
+
+        /// One 16-byte load where the position is a multiple of 4 (always, unless a raw state
+        /// set an index that is not): the lanes of a warp then read 32 adjacent 16-byte pieces,
+        /// where four word loads each read every fourth word (4-way bank conflicts). The ring's
+        /// size is a multiple of 4, so such a piece never wraps.
+        #[inline(always)]
+        fn next_u32x4(&mut self) -> [u32; 4] {
+            let p = self.pos;
+            if p % 4 != 0 {
+                return [self.next_u32(), self.next_u32(), self.next_u32(), self.next_u32()];
+            }
+            self.pos = if p + 4 == RING { 0 } else { p + 4 };
+            // SAFETY: `p + 3 < RING` (both multiples of 4), and the ring is 16-byte aligned.
+            unsafe { shared_load_v4(self.base + 4 * p) }.map(temper)
+        }
     }
 
     /// Ring position `p mod RING` for `p < 2 RING`.
@@ -502,28 +520,109 @@ mod warp_stream {
         if p >= RING { p - RING } else { p }
     }
 
-    /// The next block into the ring's other half, the current block starting at `off`.
+    /// The next block into the ring's other half, the current block starting at `off` (0 or
+    /// `N`).
+    ///
+    /// New word `q` reads words `q` and `q + 1` of the current block and word `q + 397` of the
+    /// sequence, which for `q >= 227` is new word `q - 227`. So the block is computed in three
+    /// phases, `q` in `[0, 227)`, `[227, 454)` and `[454, 624)`, with `__syncwarp` between them
+    /// only: within a phase no word depends on another of the same phase, and a lane's loads
+    /// for all its words can be in flight together (a barrier every 32 words serialised 20
+    /// load-compute-store latencies). Within a phase every address is a base fixed for the
+    /// twist plus `4 q`, never wrapped: the ring's halves are adjacent, and the one word that
+    /// would wrap (word `q + 1 = 624` of the second half, i.e. new word 0 in the first) is
+    /// read from a copy at position `RING`, written after the first phase.
     ///
     /// # Safety
     /// All 32 lanes call it together; `base` is the warp's ring.
     #[inline(always)]
     unsafe fn twist(base: u32, off: u32, lane: u32) {
-        let mut c = 0;
-        while c < N as u32 {
-            let q = c + lane;
-            if q < N as u32 {
-                let p = off + q;
-                // SAFETY: every position is wrapped into the ring.
-                unsafe {
-                    let a = shared_load(base + 4 * wrap(p));
-                    let b = shared_load(base + 4 * wrap(p + 1));
-                    let m = shared_load(base + 4 * wrap(p + M as u32));
-                    shared_store(base + 4 * wrap(p + N as u32), m ^ mag((a & UPPER) | (b & LOWER)));
+        const SPAN: u32 = (N - M) as u32;
+        // Word `q` of the current block at `cur + 4 q`, new word `q` at `new + 4 q`, lane
+        // offsets included.
+        let cur = base + 4 * (off + lane);
+        let new = if off == 0 { base + 4 * (N as u32 + lane) } else { base + 4 * lane };
+        // SAFETY: the caller's contract; the phases cover `0..N`, and each reads only words
+        // that are final (see above).
+        unsafe {
+            twist_words(cur, cur + 4 * M as u32, new, 0, SPAN);
+            if off != 0 && lane == 0 {
+                // This lane wrote new word 0 itself.
+                shared_store(base + 4 * RING, shared_load(new));
+            }
+            syncwarp();
+            let back = new.wrapping_sub(4 * SPAN);
+            twist_words(cur, back, new, SPAN, 2 * SPAN);
+            syncwarp();
+            twist_words(cur, back, new, 2 * SPAN, N as u32);
+            syncwarp();
+        }
+    }
+
+    /// New words `q` in `from..to` (`from + lane`, `from + lane + 32`, ...), word `q` of the
+    /// current block at `cur + 4 q`, word `q + 397` of the sequence at `far + 4 q`, new word `q`
+    /// at `new + 4 q`: the full chunks of 32 unconditionally (a constant trip count the
+    /// compiler unrolls, with constant address offsets), four at a time with their loads ahead
+    /// of their stores (the compiler cannot tell that the stores go elsewhere), then the rest.
+    ///
+    /// # Safety
+    /// As [`twist`]; the words that these read are final.
+    #[inline(always)]
+    unsafe fn twist_words(cur: u32, far: u32, new: u32, from: u32, to: u32) {
+        /// `m ^ mag((a & UPPER) | (b & LOWER))`, with `MATRIX_A` times the low bit of `b` by
+        /// a multiplication (the multiply-add pipe; the compiler's negate-and-mask takes two
+        /// more integer-logic operations, the pipe that limits this kernel).
+        #[inline(always)]
+        fn word(a: u32, b: u32, m: u32) -> u32 {
+            let t: u32;
+            // SAFETY: arithmetic on registers only.
+            unsafe {
+                core::arch::asm!(
+                    "mul.lo.u32 {t}, {bit}, 0x9908B0DF;",
+                    t = out(reg32) t,
+                    bit = in(reg32) b & 1,
+                    options(pure, nomem, nostack)
+                );
+            }
+            m ^ (((a & UPPER) | (b & LOWER)) >> 1) ^ t
+        }
+        #[inline(always)]
+        unsafe fn words<const K: usize>(cur: u32, far: u32, new: u32, q: u32) {
+            let (mut a, mut b, mut m) = ([0u32; K], [0u32; K], [0u32; K]);
+            // SAFETY: ring positions (the caller's contract); loads before stores, as the
+            // stores go to the other half.
+            unsafe {
+                let mut t = 0;
+                while t < K {
+                    let o = 4 * (q + 32 * t as u32);
+                    a[t] = shared_load(cur + o);
+                    b[t] = shared_load(cur + o + 4);
+                    m[t] = shared_load(far.wrapping_add(o));
+                    t += 1;
+                }
+                let mut t = 0;
+                while t < K {
+                    shared_store(new + 4 * (q + 32 * t as u32), word(a[t], b[t], m[t]));
+                    t += 1;
                 }
             }
-            // SAFETY: reached by all 32 lanes (the bound is the same for all).
-            unsafe { syncwarp() };
-            c += 32;
+        }
+        let full = (to - from) / 32;
+        let mut j = 0;
+        while j + 4 <= full {
+            // SAFETY: `from + 32 (j + 3) + lane < to`.
+            unsafe { words::<4>(cur, far, new, from + 32 * j) };
+            j += 4;
+        }
+        while j < full {
+            // SAFETY: `from + 32 j + lane < to`.
+            unsafe { words::<1>(cur, far, new, from + 32 * j) };
+            j += 1;
+        }
+        let q = from + 32 * full;
+        if q + lane_id() < to {
+            // SAFETY: as above.
+            unsafe { words::<1>(cur, far, new, q) };
         }
     }
 
@@ -536,7 +635,8 @@ mod warp_stream {
     }
 
     impl crate::rng::WarpStream for Mt19937 {
-        const WARP_SHARED_BYTES: u32 = RING * 4;
+        /// The ring, the copy of its first word and padding to 16 bytes.
+        const WARP_SHARED_BYTES: u32 = (RING + 4) * 4;
         type Warp = Ring;
 
         #[inline(always)]
@@ -576,7 +676,7 @@ mod warp_stream {
         #[inline(always)]
         unsafe fn open(state: *const Self, shared: u32) -> Ring {
             let words = state as *const u32;
-            // SAFETY: the caller's contract: 625 words to read, the ring's 4992 bytes to write;
+            // SAFETY: the caller's contract: 625 words to read, the ring's first 2496 bytes to write;
             // the barriers order this warp's earlier and later uses of the ring.
             unsafe {
                 syncwarp();
