@@ -252,7 +252,8 @@ pub struct GpuBench {
     /// `cuMemsetD8` over the same buffer: bytes written per second.
     pub write_bandwidth_bytes: f64,
     /// Streams of each generator fill: one per resident thread (2048 per multiprocessor); for a
-    /// generator that fills a stream with a warp (mt19937), a 32nd of that, one per resident warp.
+    /// generator that fills a stream with a warp (mt19937), one per warp its fill keeps resident
+    /// (`GpuExecutor::resident_fill_streams`).
     pub fill_streams: u64,
     /// The default generator's Box-Muller normals, fast and exact (f32, to device memory).
     pub normals: Vec<Measured>,
@@ -541,7 +542,9 @@ mod gpu {
         let mut rows = Vec::new();
         for &g in GeneratorKind::ALL {
             log(&format!("GPU: {g}: u32, f32, f64, fast normals, 10^6 stream set-up"));
-            let fill_streams = fill_streams / g.threads_per_stream() as u64;
+            // A warp-stream generator's fill holds fewer warps than 64 per multiprocessor (its
+            // shared memory): one stream per warp it keeps resident.
+            let fill_streams = if g.threads_per_stream() == 1 { fill_streams } else { exec.resident_fill_streams(g)? };
             rows.push(GpuGenerator {
                 words: fill(exec, g, FillKind::Words, &mut out, fill_streams, s, wbw),
                 words_default_streams: fill(exec, g, FillKind::Words, &mut out, crate::bulk::DEFAULT_STREAMS, s, wbw),
@@ -1320,9 +1323,10 @@ impl BenchReport {
         let mut how = vec!["**Generators.**".to_string()];
         if let Some(g) = &self.gpu {
             how.push(format!(
-                "GPU: u32 words written to device memory by {} streams (one per resident thread; mt19937 by a \
-                 32nd of that, one per resident warp, as its fill gives each stream a warp), median of {}; \
-                 stream set-up: 10^6 states computed on the GPU.",
+                "GPU: u32 words written to device memory by {} streams (one per resident thread; mt19937 by \
+                 one stream per warp its fill keeps resident, as the fill gives each stream a warp and its \
+                 shared memory allows fewer warps than 64 per multiprocessor), median of {}; stream set-up: \
+                 10^6 states computed on the GPU.",
                 g.fill_streams, self.sizes.reps
             ));
         }

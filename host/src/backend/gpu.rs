@@ -25,6 +25,17 @@ use crate::{Error, Result};
 /// Default threads per block.
 pub const DEFAULT_BLOCK: u32 = 256;
 
+/// Default threads per block of the fills of a generator that fills a stream with a warp
+/// (MT19937): 16 warps, so that a warp's staged stores cover runs of 16 adjacent groups (256
+/// bytes of u32). Two such blocks fit a multiprocessor's shared memory, as four of 256 do; on
+/// an H100 (2026-11-24, the same kernel) u32 words went from 605 to 625 G/s with 4224 streams
+/// and from 553 to 595 G/s with 8448.
+pub const WARP_STREAM_FILL_BLOCK: u32 = 512;
+
+/// Default threads per block of cuRAND's host-API layout for 4-byte values (see
+/// `GpuExecutor::curand_host`).
+const CURAND_FOUR_BYTE_BLOCK: u32 = 512;
+
 /// A `#[repr(C)]` kernel-crate struct passed to a kernel by value.
 #[repr(transparent)]
 struct ByValue<T>(T);
@@ -61,6 +72,9 @@ struct GeneratorKernels {
     threads_per_stream: u64,
     /// Dynamic shared memory per thread of its fill kernels.
     fill_shared_per_thread: u32,
+    /// Threads per block of its fill kernels: the user's block, else [`DEFAULT_BLOCK`], or
+    /// [`WARP_STREAM_FILL_BLOCK`] for a warp-stream generator (set in `GpuExecutor::new`).
+    fill_block: u32,
 }
 
 impl GeneratorKernels {
@@ -83,6 +97,7 @@ impl GeneratorKernels {
             shared_per_thread: with_generator!(g, G => G::SHARED_BYTES_PER_THREAD),
             threads_per_stream: with_generator!(g, G => G::THREADS_PER_STREAM as u64),
             fill_shared_per_thread: with_generator!(g, G => G::FILL_SHARED_BYTES_PER_THREAD),
+            fill_block: DEFAULT_BLOCK,
         })
     }
 
@@ -114,6 +129,8 @@ pub struct GpuExecutor {
     name: String,
     sms: u32,
     block: u32,
+    /// Whether the user chose the block (`gpu_block`); else kernels may use their own default.
+    block_chosen: bool,
     grid: Option<u32>,
     /// Wall time of loading the kernel module, milliseconds.
     module_load_ms: f64,
@@ -144,9 +161,10 @@ impl GpuExecutor {
             .map_err(gpu_err("multiprocessor count"))? as u32;
         // Machine code assembled at build time where it fits the device (loads in
         // milliseconds), otherwise the PTX, which the driver compiles for the device here
-        // (seconds for dozens of kernels; the driver caches it between runs where its JIT cache
-        // is enabled). Developers can load another build of the PTX (`WARPMC_PTX=path`), e.g. to
-        // compare variants of a kernel on a GPU machine without rebuilding the host.
+        // (about a minute for the whole module: 60-65 s on an H100 on 2026-11-24; the driver
+        // caches it between runs where its JIT cache is enabled). Developers can load another
+        // build of the kernels (`WARPMC_PTX=path`, PTX or a cubin), e.g. to compare variants of
+        // a kernel on a GPU machine without rebuilding the host.
         let cc = |a| ctx.attribute(a).map_err(gpu_err("compute capability"));
         let capability = (
             cc(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
@@ -155,9 +173,18 @@ impl GpuExecutor {
         let cubin = if capability == (9, 0) { crate::cubin_sm90() } else { None };
         let (image, module_kind) = match (std::env::var_os("WARPMC_PTX"), cubin) {
             (Some(path), _) => {
-                let src = std::fs::read_to_string(&path)
+                let bytes = std::fs::read(&path)
                     .map_err(|e| Error::Gpu(format!("WARPMC_PTX={}: {e}", path.to_string_lossy())))?;
-                (cudarc::nvrtc::Ptx::from_src(src), "PTX from WARPMC_PTX, JIT-compiled")
+                // Machine code (an ELF cubin, e.g. from the project's ptxas) loads in
+                // milliseconds where the whole module's PTX takes about a minute to JIT-compile.
+                if bytes.starts_with(b"\x7fELF") {
+                    (cudarc::nvrtc::Ptx::from_binary(bytes), "machine code from WARPMC_PTX")
+                } else {
+                    let src = String::from_utf8(bytes).map_err(|e| {
+                        Error::Gpu(format!("WARPMC_PTX={}: neither a cubin nor PTX text: {e}", path.to_string_lossy()))
+                    })?;
+                    (cudarc::nvrtc::Ptx::from_src(src), "PTX from WARPMC_PTX, JIT-compiled")
+                }
             }
             (None, Some(cubin)) => (cudarc::nvrtc::Ptx::from_binary(cubin), "sm_90 machine code built with the crate"),
             (None, None) => (cudarc::nvrtc::Ptx::from_src(crate::ptx()), "PTX, JIT-compiled by the driver"),
@@ -168,7 +195,7 @@ impl GpuExecutor {
         let asian_constant = module
             .load_function("asian_basket_constant_fast")
             .map_err(|e| Error::Gpu(format!("kernel asian_basket_constant_fast: {e:?}")))?;
-        let generators =
+        let mut generators =
             GeneratorKind::ALL.iter().map(|&g| GeneratorKernels::load(&module, g)).collect::<Result<Vec<_>>>()?;
         // The largest block every kernel can launch with (registers per thread bound it).
         let mut max_block = 1024;
@@ -185,16 +212,23 @@ impl GpuExecutor {
                 format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)"),
             ));
         }
+        for k in &mut generators {
+            k.fill_block = match opts.gpu_block {
+                Some(b) => b,
+                None if k.threads_per_stream == 32 => WARP_STREAM_FILL_BLOCK.min(max_block),
+                None => block,
+            };
+        }
         // Dynamic shared memory above the default 48 KiB per block must be allowed per kernel
-        // (MT19937's fill takes 220 bytes per thread, its ring and the store staging: 55 KiB for the
-        // default block of 256, 110 KiB for a block of 512).
+        // (MT19937's fill takes 221 bytes per thread, its ring and the store staging: 110.5 KiB
+        // for its default block of 512).
         let shared_limit = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .map_err(gpu_err("shared memory per block"))? as u32;
         for (k, g) in generators.iter().zip(GeneratorKind::ALL) {
-            for (fs, per_thread) in [
-                (&k.fills()[..], k.fill_shared_per_thread),
-                (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread),
+            for (fs, per_thread, block) in [
+                (&k.fills()[..], k.fill_shared_per_thread, k.fill_block),
+                (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread, block),
             ] {
                 let bytes = per_thread * block;
                 if bytes > shared_limit {
@@ -230,6 +264,7 @@ impl GpuExecutor {
             name,
             sms,
             block,
+            block_chosen: opts.gpu_block.is_some(),
             grid: opts.gpu_grid,
             module_load_ms,
             module_kind,
@@ -270,29 +305,49 @@ impl GpuExecutor {
 
     /// [`Self::grid_for`] for a launch with `per_thread` bytes of dynamic shared memory per thread.
     fn grid_for_shared(&self, f: &CudaFunction, work: u64, per_thread: u32) -> Result<u32> {
+        self.grid_for_block(f, work, per_thread, self.block)
+    }
+
+    /// [`Self::grid_for_shared`] for blocks of `block` threads.
+    fn grid_for_block(&self, f: &CudaFunction, work: u64, per_thread: u32, block: u32) -> Result<u32> {
         if let Some(g) = self.grid {
             return Ok(g);
         }
+        let full = self.resident_blocks(f, per_thread, block)?;
+        Ok(full.min(work.div_ceil(block as u64)).max(1) as u32)
+    }
+
+    /// Blocks of `block` threads (with `per_thread` bytes of dynamic shared memory each) of `f`
+    /// that the device holds at once (occupancy, at least one per multiprocessor).
+    fn resident_blocks(&self, f: &CudaFunction, per_thread: u32, block: u32) -> Result<u64> {
         let per_sm = f
-            .occupancy_max_active_blocks_per_multiprocessor(self.block, (per_thread * self.block) as usize, None)
+            .occupancy_max_active_blocks_per_multiprocessor(block, (per_thread * block) as usize, None)
             .map_err(gpu_err("occupancy"))?;
-        let full = self.sms as u64 * per_sm.max(1) as u64;
-        Ok(full.min(work.div_ceil(self.block as u64)).max(1) as u32)
+        Ok(self.sms as u64 * per_sm.max(1) as u64)
+    }
+
+    /// Streams of `g` whose u32 fill runs at once on this device: one per resident thread of the
+    /// fill kernel, or one per resident warp for a generator that fills a stream with a warp
+    /// (its occupancy, with the launch shape and shared memory the fills use).
+    pub fn resident_fill_streams(&self, g: GeneratorKind) -> Result<u64> {
+        let k = self.kernels(g);
+        let blocks = self.resident_blocks(&k.fill_u32, k.fill_shared_per_thread, k.fill_block)?;
+        Ok(blocks * k.fill_block as u64 / k.threads_per_stream)
     }
 
     /// Grid for `lanes` lanes of `chunks` pieces each (`curand_host`): the override; else a whole
     /// number of threads per lane, as many as stay resident (and no more than the pieces), where
     /// that is a whole number of blocks; else one thread per piece up to full occupancy.
-    fn curand_grid(&self, f: &CudaFunction, lanes: u64, chunks: u64) -> Result<u32> {
+    fn curand_grid(&self, f: &CudaFunction, lanes: u64, chunks: u64, block: u32) -> Result<u32> {
         if let Some(g) = self.grid {
             return Ok(g);
         }
-        let resident = self.grid_for(f, u64::MAX)? as u64 * self.block as u64;
+        let resident = self.resident_blocks(f, 0, block)? * block as u64;
         let per_lane = (resident / lanes).min(chunks);
-        if per_lane >= 1 && (lanes * per_lane).is_multiple_of(self.block as u64) {
-            return Ok((lanes * per_lane / self.block as u64) as u32);
+        if per_lane >= 1 && (lanes * per_lane).is_multiple_of(block as u64) {
+            return Ok((lanes * per_lane / block as u64) as u32);
         }
-        self.grid_for(f, lanes * chunks)
+        self.grid_for_block(f, lanes * chunks, 0, block)
     }
 
     fn config(&self, grid: u32) -> LaunchConfig {
@@ -442,7 +497,8 @@ impl GpuExecutor {
                 && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes
         );
         let f = self.fill_function(g, kind);
-        let grid = self.grid_for_shared(f, streams.lanes * k.threads_per_stream, k.fill_shared_per_thread)?;
+        let grid =
+            self.grid_for_block(f, streams.lanes * k.threads_per_stream, k.fill_shared_per_thread, k.fill_block)?;
         let mut b = self.stream.launch_builder(f);
         b.arg(out).arg(&len).arg(&mut streams.words);
         if k.lanes == 1 {
@@ -454,7 +510,12 @@ impl GpuExecutor {
         // argument list is the kernel's (a collective generator's fill takes the lane layout
         // too); the shared memory is what the generator's fill kernels need (checked against the
         // device's limit in `new`).
-        unsafe { b.launch(self.config_shared(grid, k.fill_shared_per_thread)) }.map_err(gpu_err("fill launch"))?;
+        let config = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (k.fill_block, 1, 1),
+            shared_mem_bytes: k.fill_shared_per_thread * k.fill_block,
+        };
+        unsafe { b.launch(config) }.map_err(gpu_err("fill launch"))?;
         Ok(())
     }
 
@@ -522,7 +583,23 @@ impl GpuExecutor {
         let chunks = knee.max(long_enough).clamp(1, rounds);
         let rounds_per_chunk = rounds.div_ceil(chunks);
         let chunks = rounds.div_ceil(rounds_per_chunk);
-        let grid = self.curand_grid(&f, call.lanes, chunks)?;
+        // Blocks of 512 for Philox's and MRG32k3a's 4-byte values unless the user chose a block:
+        // on an H100 (2026-11-24, 2^28 Philox words, six runs) 0.96-0.99x cuRAND's host API
+        // with blocks of 256, 1.00-1.03x with 512; MRG32k3a u32 226 -> 237 G/s. XORWOW's u32
+        // fell from 610 to 447 G/s with 512, and f64 values were 5% slower: they keep 256.
+        let wide =
+            matches!(rng, crate::curand_host::CurandRng::Philox4x32_10 | crate::curand_host::CurandRng::Mrg32k3a);
+        let block = match self.block_chosen {
+            true => self.block,
+            false if wide && size_of::<V>() == 4 => {
+                let most = f
+                    .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+                    .map_err(gpu_err("kernel attributes"))? as u32;
+                CURAND_FOUR_BYTE_BLOCK.min(most / 32 * 32)
+            }
+            false => self.block,
+        };
+        let grid = self.curand_grid(&f, call.lanes, chunks, block)?;
         let arg = ByValue(call);
         let null = 0u64;
         let mut b = self.stream.launch_builder(&f);
@@ -535,7 +612,8 @@ impl GpuExecutor {
         // SAFETY: `out` holds the call's `n` values (checked above); the starts are either
         // the by-value table with a null pointer or a table of one word per lane; the argument
         // list is the kernel's (`gpu-kernels/src/gpu.rs`, `curand_host`).
-        unsafe { b.launch(self.config(grid)) }.map_err(gpu_err("curand host-layout launch"))?;
+        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+        unsafe { b.launch(config) }.map_err(gpu_err("curand host-layout launch"))?;
         Ok(())
     }
 
