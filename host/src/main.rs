@@ -45,7 +45,8 @@ struct BackendArgs {
     /// CPU worker threads [default: all cores].
     #[arg(long)]
     threads: Option<usize>,
-    /// GPU threads per block (a multiple of 32) [default: 256].
+    /// GPU threads per block (a multiple of 32) [default: 256; 512 for MT19937's fills and the
+    /// cuRAND layout's Philox and MRG32k3a 32-bit values].
     #[arg(long)]
     gpu_block: Option<u32>,
     /// GPU blocks [default: enough to fill every multiprocessor].
