@@ -36,11 +36,12 @@ const GPU_ARCH: &str = "sm_90";
 /// updates, which raises occupancy from 2 to 3 blocks of 256 threads per multiprocessor.
 /// Measured on an H200 (2026-11-21, BENCHMARKS.md): fast mode 325 -> 356 GSteps/s, exact
 /// mode and the constant-RNG baseline unchanged within noise; caps of 64 and 72 were no better.
-/// MT19937's fills (a warp per stream, `fill_warp_stores`): uncapped they take 72-81 registers,
+/// MT19937's fills (a warp per stream, `fill_warp_stores`): uncapped they take 72-80 registers,
 /// so a multiprocessor holds 24 warps where their shared memory (7 KB per warp) allows 32;
 /// capped at 64, u32 words on an H100 (2026-11-24, block 512, 4224 streams, the same kernel
-/// with and without the cap) went from 595 to 625 G/s, with no spills in the u32, f32 and
-/// normal fills (the f64 fill spills 52 bytes and was faster too, 180 -> 190 G values/s).
+/// with and without the cap) went from 595 to 625 G/s and f64 values from 180 to 190 G/s.
+/// Capped, the u32, f32, f64 and fast-normal fills do not spill; the exact-normal fill spills
+/// 52 bytes (its speed was not compared with and without the cap).
 /// Applies to every kernel whose name starts with the prefix and ends with the suffix (one per
 /// generator and mode).
 const MAX_REGISTERS: &[(&str, &str, u32)] = &[("asian_basket_", "", 80), ("fill_", "__mt19937", 64)];

@@ -127,6 +127,10 @@ pub const PHILOX_BLOCKS: usize = (N - 1).div_ceil(4);
 /// skips use the jump.
 pub const TWIST_LIMIT: u64 = 1 << 15;
 
+/// Shared memory of a warp's ring in the GPU fill (see `warp_stream`): two blocks, a copy of
+/// the ring's first word and padding to 16 bytes.
+const RING_BYTES: u32 = (2 * N as u32 + 4) * 4;
+
 const UPPER: u32 = 0x8000_0000;
 const LOWER: u32 = 0x7fff_ffff;
 
@@ -416,8 +420,7 @@ unsafe impl Generator for Mt19937 {
     const THREADS_PER_STREAM: u32 = 32;
     /// The fill's ring of two blocks per warp (see `warp_stream`, 5008 bytes, 157 per thread),
     /// and the block's staging of its stores.
-    const FILL_SHARED_BYTES_PER_THREAD: u32 =
-        ((2 * N + 4) * 4).div_ceil(32) as u32 + crate::fill::STAGING_BYTES_PER_THREAD;
+    const FILL_SHARED_BYTES_PER_THREAD: u32 = RING_BYTES.div_ceil(32) + crate::fill::STAGING_BYTES_PER_THREAD;
 
     /// `init_genrand(seed)` or `init_by_array` of the seed's two words for stream 0, a block of
     /// Philox output for the others (see the module docs).
@@ -545,16 +548,16 @@ mod warp_stream {
         // SAFETY: the caller's contract; the phases cover `0..N`, and each reads only words
         // that are final (see above).
         unsafe {
-            twist_words(cur, cur + 4 * M as u32, new, 0, SPAN);
+            twist_words(cur, cur + 4 * M as u32, new, lane, 0, SPAN);
             if off != 0 && lane == 0 {
                 // This lane wrote new word 0 itself.
                 shared_store(base + 4 * RING, shared_load(new));
             }
             syncwarp();
             let back = new.wrapping_sub(4 * SPAN);
-            twist_words(cur, back, new, SPAN, 2 * SPAN);
+            twist_words(cur, back, new, lane, SPAN, 2 * SPAN);
             syncwarp();
-            twist_words(cur, back, new, 2 * SPAN, N as u32);
+            twist_words(cur, back, new, lane, 2 * SPAN, N as u32);
             syncwarp();
         }
     }
@@ -568,7 +571,7 @@ mod warp_stream {
     /// # Safety
     /// As [`twist`]; the words that these read are final.
     #[inline(always)]
-    unsafe fn twist_words(cur: u32, far: u32, new: u32, from: u32, to: u32) {
+    unsafe fn twist_words(cur: u32, far: u32, new: u32, lane: u32, from: u32, to: u32) {
         /// `m ^ mag((a & UPPER) | (b & LOWER))`, with `MATRIX_A` times the low bit of `b` by
         /// a multiplication (the multiply-add pipe; the compiler's negate-and-mask takes two
         /// more integer-logic operations, the pipe that limits this kernel).
@@ -578,9 +581,10 @@ mod warp_stream {
             // SAFETY: arithmetic on registers only.
             unsafe {
                 core::arch::asm!(
-                    "mul.lo.u32 {t}, {bit}, 0x9908B0DF;",
+                    "mul.lo.u32 {t}, {bit}, {a};",
                     t = out(reg32) t,
                     bit = in(reg32) b & 1,
+                    a = const MATRIX_A,
                     options(pure, nomem, nostack)
                 );
             }
@@ -620,7 +624,7 @@ mod warp_stream {
             j += 1;
         }
         let q = from + 32 * full;
-        if q + lane_id() < to {
+        if q + lane < to {
             // SAFETY: as above.
             unsafe { words::<1>(cur, far, new, q) };
         }
@@ -635,8 +639,7 @@ mod warp_stream {
     }
 
     impl crate::rng::WarpStream for Mt19937 {
-        /// The ring, the copy of its first word and padding to 16 bytes.
-        const WARP_SHARED_BYTES: u32 = (RING + 4) * 4;
+        const WARP_SHARED_BYTES: u32 = RING_BYTES;
         type Warp = Ring;
 
         #[inline(always)]

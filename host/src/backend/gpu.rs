@@ -46,6 +46,12 @@ unsafe impl DeviceRepr for ByValue<AsianBasketSteps> {}
 // from the same definition.
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::curand::CurandCall> {}
 
+/// A launch of `grid` blocks of `block` threads, each with `per_thread` bytes of dynamic shared
+/// memory.
+fn config_block(grid: u32, per_thread: u32, block: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: per_thread * block }
+}
+
 fn gpu_err(what: &str) -> impl FnOnce(DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e:?}"))
 }
@@ -356,11 +362,7 @@ impl GpuExecutor {
 
     /// A launch with `per_thread` bytes of dynamic shared memory for each thread.
     fn config_shared(&self, grid: u32, per_thread: u32) -> LaunchConfig {
-        LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (self.block, 1, 1),
-            shared_mem_bytes: per_thread * self.block,
-        }
+        config_block(grid, per_thread, self.block)
     }
 
     /// Launch an Asian basket kernel over `paths` and sum the per-warp results (`shared`: dynamic
@@ -510,12 +512,8 @@ impl GpuExecutor {
         // argument list is the kernel's (a collective generator's fill takes the lane layout
         // too); the shared memory is what the generator's fill kernels need (checked against the
         // device's limit in `new`).
-        let config = LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (k.fill_block, 1, 1),
-            shared_mem_bytes: k.fill_shared_per_thread * k.fill_block,
-        };
-        unsafe { b.launch(config) }.map_err(gpu_err("fill launch"))?;
+        unsafe { b.launch(config_block(grid, k.fill_shared_per_thread, k.fill_block)) }
+            .map_err(gpu_err("fill launch"))?;
         Ok(())
     }
 
@@ -612,8 +610,7 @@ impl GpuExecutor {
         // SAFETY: `out` holds the call's `n` values (checked above); the starts are either
         // the by-value table with a null pointer or a table of one word per lane; the argument
         // list is the kernel's (`gpu-kernels/src/gpu.rs`, `curand_host`).
-        let config = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        unsafe { b.launch(config) }.map_err(gpu_err("curand host-layout launch"))?;
+        unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("curand host-layout launch"))?;
         Ok(())
     }
 
