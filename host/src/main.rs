@@ -159,7 +159,7 @@ struct GenerateArgs {
     backend: BackendArgs,
 }
 
-/// Statistical test batteries on a generator's words: warpmc's own quick battery, TestU01's
+/// Statistical test batteries on a generator's words: warpmc's own quick and long batteries, TestU01's
 /// SmallCrush, Crush and BigCrush (through TestU01Drv) and dieharder. Exit status 0 when no test
 /// failed, 3 when one did, 2 for an error (a missing battery program names its install command).
 #[derive(Args)]
@@ -168,7 +168,8 @@ struct QualityArgs {
     #[arg(long, value_enum, default_value_t = GeneratorKind::default())]
     generator: GeneratorKind,
     /// The battery: quick (seconds), smallcrush (seconds), crush (an hour or more), bigcrush
-    /// (many hours), dieharder (tens of minutes).
+    /// (many hours), dieharder (tens of minutes), long (PractRand's class: 2^30 words in tens of
+    /// seconds on 2 cores, 2^37 in about 10 minutes on 16; see --words).
     #[arg(long, value_enum, default_value_t = warpmc::quality::Battery::Quick)]
     battery: warpmc::quality::Battery,
     #[arg(long, default_value_t = 1)]
@@ -177,7 +178,8 @@ struct QualityArgs {
     /// i / K of stream i % K), the order K GPU threads consume their streams in.
     #[arg(long, default_value = "1", value_parser = parse_count, allow_negative_numbers = true)]
     interleave: i128,
-    /// The quick battery's words per test (default 2^24; [2^20, 2^36]).
+    /// The quick battery's words per test (default 2^24; [2^20, 2^36]), or the long battery's
+    /// words in all (default 2^30, 4 GiB; [2^24, 2^40]).
     #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
     words: Option<i128>,
     /// Print the report as one JSON object.
@@ -473,13 +475,17 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
 }
 
 fn quality(a: QualityArgs) -> warpmc::Result<()> {
-    use warpmc::quality::{INTERLEAVE_MAX, QualitySpec, WORDS_MAX, WORDS_MIN, run};
+    use warpmc::quality::long::LONG_WORDS_MAX;
+    use warpmc::quality::{INTERLEAVE_MAX, QualitySpec, WORDS_MIN, run};
     let spec = QualitySpec {
         generator: a.generator,
         seed: a.seed,
         battery: a.battery,
         interleave: count_in("interleave", a.interleave, 1, INTERLEAVE_MAX, "[1, 2^24]")?,
-        words: a.words.map(|w| count_in("words", w, WORDS_MIN, WORDS_MAX, "[2^20, 2^36]")).transpose()?,
+        words: a
+            .words
+            .map(|w| count_in("words", w, WORDS_MIN, LONG_WORDS_MAX, "[2^20, 2^36] for quick, [2^24, 2^40] for long"))
+            .transpose()?,
         log: a.log,
         jobs: a.jobs,
         tests: a.tests.map(|t| t.0),

@@ -162,6 +162,8 @@ use std::time::Instant;
 
 use warpmc_kernels::rng::Generator;
 
+pub mod long;
+
 use crate::generators::GeneratorKind;
 use crate::{Error, Result};
 
@@ -188,6 +190,10 @@ pub enum Battery {
     BigCrush,
     /// dieharder's whole battery (`dieharder -g 200 -a`, tens of minutes or more).
     Dieharder,
+    /// warpmc's long battery, of PractRand's class (`--words`, default 2^30, up to 2^40):
+    /// Hamming-weight dependencies in bytes, words and blocks up to megabytes, floating-point
+    /// frequencies, GF(2) ranks of matrices up to 20480 x 20480, judged at every doubling.
+    Long,
 }
 
 impl Battery {
@@ -198,7 +204,7 @@ impl Battery {
             Battery::SmallCrush => Some(("SmallCrush", 10)),
             Battery::Crush => Some(("Crush", 96)),
             Battery::BigCrush => Some(("BigCrush", 106)),
-            Battery::Quick | Battery::Dieharder => None,
+            Battery::Quick | Battery::Dieharder | Battery::Long => None,
         }
     }
 
@@ -210,6 +216,7 @@ impl Battery {
             Battery::Crush => "crush",
             Battery::BigCrush => "bigcrush",
             Battery::Dieharder => "dieharder",
+            Battery::Long => "long",
         }
     }
 }
@@ -263,7 +270,8 @@ pub struct QualitySpec {
     /// 1: stream 0 of the seed. `K > 1`: streams `0 .. K`, one word of each in turn (word `i` is
     /// word `i / K` of stream `i % K`), the order a GPU run consumes them in.
     pub interleave: u64,
-    /// The quick battery's words per test ([`QUICK_WORDS`] when `None`); only for `Quick`.
+    /// The quick battery's words per test ([`QUICK_WORDS`] when `None`), or the long battery's
+    /// words in all ([`long::LONG_WORDS_DEFAULT`] when `None`); only for those two.
     pub words: Option<u64>,
     /// An external battery's output is also written to this file as it arrives, so that a run of
     /// hours leaves its finished tests behind if it is stopped.
@@ -306,15 +314,24 @@ impl QualitySpec {
             return Err(Error::invalid("interleave", self.interleave, "[1, 2^24]"));
         }
         if let Some(words) = self.words {
-            if self.battery != Battery::Quick {
-                return Err(Error::invalid(
-                    "words",
-                    words,
-                    format!("none: --words sets the quick battery's size, and {} has its own", self.battery),
-                ));
-            }
-            if !(WORDS_MIN..=WORDS_MAX).contains(&words) {
-                return Err(Error::invalid("words", words, "[2^20, 2^36]"));
+            match self.battery {
+                Battery::Quick if !(WORDS_MIN..=WORDS_MAX).contains(&words) => {
+                    return Err(Error::invalid("words", words, "[2^20, 2^36] for the quick battery"));
+                }
+                Battery::Long if !(long::LONG_WORDS_MIN..=long::LONG_WORDS_MAX).contains(&words) => {
+                    return Err(Error::invalid("words", words, "[2^24, 2^40] for the long battery"));
+                }
+                Battery::Quick | Battery::Long => {}
+                _ => {
+                    return Err(Error::invalid(
+                        "words",
+                        words,
+                        format!(
+                            "none: --words sets the size of the quick and long batteries, and {} has its own",
+                            self.battery
+                        ),
+                    ));
+                }
             }
         }
         if !(1..=JOBS_MAX).contains(&self.jobs) {
@@ -395,11 +412,21 @@ pub struct TestResult {
     pub statistic: f64,
     pub p_value: f64,
     pub verdict: Verdict,
+    /// The p-value is one-sided: only a small one is evidence against the generator (the long
+    /// battery's rank statistic on few matrices: the chance of a deficiency at least as large).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub one_sided: bool,
 }
 
 impl TestResult {
     pub fn new(name: impl Into<String>, statistic: f64, p_value: f64) -> Self {
-        Self { name: name.into(), statistic, p_value, verdict: Verdict::of(p_value) }
+        Self { name: name.into(), statistic, p_value, verdict: Verdict::of(p_value), one_sided: false }
+    }
+
+    /// A one-sided statistic: fails below 1e-10, suspect below 1e-4, whatever its upper tail.
+    pub fn one_sided(name: impl Into<String>, statistic: f64, p_value: f64) -> Self {
+        let verdict = Verdict::of(p_value.min(0.5));
+        Self { name: name.into(), statistic, p_value, verdict, one_sided: true }
     }
 }
 
@@ -418,6 +445,9 @@ pub struct QualityReport {
     pub seconds: f64,
     /// The external battery's own summary text.
     pub external: Option<String>,
+    /// The long battery: its results at every doubling of the length (the last one is `tests`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<long::Checkpoint>,
 }
 
 impl QualityReport {
@@ -494,6 +524,24 @@ impl fmt::Display for QualityReport {
         if let Some(text) = &self.external {
             writeln!(f, "\n{}'s own summary:\n{}", self.battery, text.trim_end())?;
         }
+        if !self.checkpoints.is_empty() {
+            writeln!(f, "\nby length (bytes): statistics, failed, most extreme p-value")?;
+            for c in &self.checkpoints {
+                let failed: Vec<&str> = c.failed().map(|t| t.name.as_str()).collect();
+                let worst = c.worst().map_or("-".into(), |t| format!("{} ({})", format_p(t.p_value), t.name));
+                writeln!(
+                    f,
+                    "  {:>6}  {:>3}  {}  {}",
+                    long::length_name(c.bytes),
+                    c.tests.len(),
+                    if failed.is_empty() { "none".to_string() } else { failed.join(" ") },
+                    worst
+                )?;
+            }
+            if let Some(first) = self.checkpoints.iter().find(|c| c.failed().next().is_some()) {
+                writeln!(f, "first failure at {} bytes", long::length_name(first.bytes))?;
+            }
+        }
         Ok(())
     }
 }
@@ -503,6 +551,7 @@ pub fn run(spec: &QualitySpec) -> Result<QualityReport> {
     spec.validate()?;
     let start = Instant::now();
     let source = word_source(spec.generator, spec.seed, spec.interleave)?;
+    let mut checkpoints_out = Vec::new();
     let (tests, words_tested, external) = match spec.battery {
         Battery::Quick => {
             let (tests, words) = quick(source, spec)?;
@@ -526,6 +575,35 @@ pub fn run(spec: &QualitySpec) -> Result<QualityReport> {
             }
             (tests, out.words, summary)
         }
+        Battery::Long => {
+            let words = spec.words.unwrap_or(long::LONG_WORDS_DEFAULT);
+            let mut log = match &spec.log {
+                Some(path) => Some(
+                    std::fs::File::create(path)
+                        .map_err(|e| Error::io(format!("cannot create the log {}", path.display()), e))?,
+                ),
+                None => None,
+            };
+            let checkpoints = long::run(source, words, &mut |c, seconds| {
+                eprintln!("long: {}, {seconds:.1} s", c.summary());
+                if let Some(file) = &mut log {
+                    // A run of hours leaves every finished length behind; a log that cannot be
+                    // written is reported and dropped, and the run goes on.
+                    let mut text = format!("== {}, {seconds:.1} s\n", c.summary());
+                    for t in &c.tests {
+                        let (x, p) = (format_statistic(t.statistic), format_p(t.p_value));
+                        text += &format!("  {} {x} {p} {}\n", t.name, t.verdict);
+                    }
+                    if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+                        eprintln!("warning: cannot write the log any more ({e}); the run goes on");
+                        log = None;
+                    }
+                }
+            });
+            let last = checkpoints.last().expect("a checkpoint at the end").tests.clone();
+            checkpoints_out = checkpoints;
+            (last, words, None)
+        }
         Battery::Dieharder => {
             let out = pipe_words(Path::new("dieharder"), &["-g", "200", "-a"], source, spec.log.as_deref())?;
             let tests = parse_dieharder(&out.stdout);
@@ -544,6 +622,7 @@ pub fn run(spec: &QualitySpec) -> Result<QualityReport> {
         words_tested,
         seconds: start.elapsed().as_secs_f64(),
         external,
+        checkpoints: checkpoints_out,
     })
 }
 

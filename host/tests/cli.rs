@@ -473,3 +473,29 @@ fn generate_reproduces_curand_host_api_outputs() {
         assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn quality_long_battery_through_the_command_line() {
+    // A GF(2)-linear generator fails at the first length reported, and the report says where.
+    let o = warpmc(&["quality", "--generator", "taus88", "--battery", "long", "--words", "2^24"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("binary-rank-256x256") && out.contains("first failure at 2^26 bytes"), "{out}");
+    assert!(stderr(&o).contains("long: 2^26 bytes"), "{}", stderr(&o));
+    // JSON carries the checkpoints.
+    let o = warpmc(&["quality", "--battery", "long", "--words", "2^25", "--json", "--interleave", "64"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let bytes: Vec<u64> =
+        v["checkpoints"].as_array().expect("checkpoints").iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
+    assert_eq!(bytes, [1 << 26, 1 << 27]);
+    // Sizes outside the battery's range name the flag and the range.
+    for (battery, words, range) in [("long", "2^23", "[2^24, 2^40]"), ("quick", "2^37", "[2^20, 2^36]")] {
+        let o = warpmc(&["quality", "--battery", battery, "--words", words]);
+        assert_eq!(o.status.code(), Some(2), "{battery} {words}");
+        assert!(stderr(&o).contains("words") && stderr(&o).contains(range), "{}", stderr(&o));
+    }
+    let o = warpmc(&["quality", "--battery", "crush", "--words", "2^24"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("none: --words sets the size of the quick and long batteries"), "{}", stderr(&o));
+}
