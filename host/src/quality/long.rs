@@ -237,18 +237,42 @@ impl Letters {
     }
 
     #[inline(always)]
-    fn push(&mut self, weight: u64) {
+    fn letter(&self, weight: u32) -> u32 {
         let [t0, t1, t2] = self.thresholds;
-        let letter = u32::from(weight >= t0) + u32::from(weight >= t1) + u32::from(weight >= t2);
-        self.push_letter(letter);
+        let w = u64::from(weight);
+        u32::from(w >= t0) + u32::from(w >= t1) + u32::from(w >= t2)
     }
 
-    #[inline(always)]
     fn push_letter(&mut self, letter: u32) {
         self.window = ((self.window << 2) | letter) & 1023;
         self.seen += 1;
         if self.seen >= 5 {
             self.counts[self.window as usize] += 1;
+        }
+    }
+
+    /// The letters of `weights`, in order.
+    fn push_weights(&mut self, weights: &[u32]) {
+        let mut rest = weights;
+        while self.seen < 4 {
+            let Some((&w, tail)) = rest.split_first() else { return };
+            self.push_letter(self.letter(w));
+            rest = tail;
+        }
+        let quads = rest.chunks_exact(4);
+        let tail = quads.remainder();
+        let [t0, t1, t2] = self.thresholds.map(|t| t.min(u64::from(u32::MAX)) as u32);
+        let letter = |w: u32| u32::from(w >= t0) + u32::from(w >= t1) + u32::from(w >= t2);
+        let mut window = self.window;
+        let counts: &mut [u64; 1024] = (&mut self.counts[..]).try_into().expect("1024 counts");
+        for q in quads {
+            let code = letter(q[0]) << 6 | letter(q[1]) << 4 | letter(q[2]) << 2 | letter(q[3]);
+            window = add_four_letters(counts, window, code);
+        }
+        self.window = window & 1023;
+        self.seen += (rest.len() - tail.len()) as u64;
+        for &w in tail {
+            self.push_letter(self.letter(w));
         }
     }
 
@@ -260,6 +284,20 @@ impl Letters {
         let (x, df) = q5_minus_q4(&self.counts, self.window, self.seen, &self.probs);
         Some(TestResult::new(self.name.clone(), x, chi_square_upper(x, df)))
     }
+}
+
+/// Append four letters (`code`: two bits each, the oldest highest) to `window` (at least four
+/// letters already seen) and count the four 5-letter words that end in them. Returns the new
+/// window (only its low 10 bits matter). The four counts are independent of each other, which
+/// is what makes this faster than four single steps.
+#[inline(always)]
+fn add_four_letters(counts: &mut [u64; 1024], window: u32, code: u32) -> u32 {
+    let window = (window << 8) | code;
+    counts[((window >> 6) & 1023) as usize] += 1;
+    counts[((window >> 4) & 1023) as usize] += 1;
+    counts[((window >> 2) & 1023) as usize] += 1;
+    counts[(window & 1023) as usize] += 1;
+    window
 }
 
 /// Marsaglia's `Q5 − Q4` for `seen` letters with probabilities `probs`, `counts5` counting
@@ -342,10 +380,12 @@ fn binomial_half_cdf_below(n: u64, t: u64) -> f64 {
 struct Hamming {
     /// Bytes: one stream of letters. Blocks: level `j` has blocks of `2^j` words.
     levels: Vec<Letters>,
-    /// For blocks: the first block of each level's pending pair.
-    pending: Vec<Option<u64>>,
+    /// For blocks: the weight of the first block of each level's pending pair.
+    pending: Vec<Option<u32>>,
     /// Byte letters by byte value.
     byte_letter: [u8; 256],
+    /// Buffers of block weights (reused from segment to segment).
+    scratch: [Vec<u32>; 2],
 }
 
 impl Hamming {
@@ -357,7 +397,7 @@ impl Hamming {
             let [t0, t1, t2] = letters.thresholds;
             *l = u8::from(w >= t0) + u8::from(w >= t1) + u8::from(w >= t2);
         }
-        Self { levels: vec![letters], pending: Vec::new(), byte_letter }
+        Self { levels: vec![letters], pending: Vec::new(), byte_letter, scratch: Default::default() }
     }
 
     /// Levels up to blocks of `2^j` words with at least [`MIN_LETTERS`] blocks in `words`.
@@ -369,36 +409,64 @@ impl Hamming {
                 Letters::new(name, 32 << j)
             })
             .collect();
-        Self { levels, pending: vec![None; top as usize + 1], byte_letter: [0; 256] }
+        Self { levels, pending: vec![None; top as usize + 1], byte_letter: [0; 256], scratch: Default::default() }
     }
 
     fn feed_bytes(&mut self, words: &[u32]) {
         let letters = &mut self.levels[0];
-        for &w in words {
+        let mut rest = words;
+        // Until four letters have been read, one letter at a time; then a word's four letters
+        // at once: the four 5-letter words ending in its bytes are independent counts.
+        while letters.seen < 4 {
+            let Some((&w, tail)) = rest.split_first() else { return };
             for b in w.to_le_bytes() {
                 letters.push_letter(u32::from(self.byte_letter[b as usize]));
             }
+            rest = tail;
         }
+        let l = |b: u32| u32::from(self.byte_letter[(b & 0xFF) as usize]);
+        let mut window = letters.window;
+        let counts: &mut [u64; 1024] = (&mut letters.counts[..]).try_into().expect("1024 counts");
+        for &w in rest {
+            // The first byte (lowest) is the oldest letter.
+            window = add_four_letters(counts, window, l(w) << 6 | l(w >> 8) << 4 | l(w >> 16) << 2 | l(w >> 24));
+        }
+        letters.window = window & 1023;
+        letters.seen += 4 * rest.len() as u64;
     }
 
     fn feed_words(&mut self, words: &[u32]) {
-        let (first, rest) = self.levels.split_first_mut().expect("level 0");
-        for &w in words {
-            let mut s = u64::from(w.count_ones());
-            first.push(s);
-            for (j, level) in rest.iter_mut().enumerate() {
-                match self.pending[j + 1].take() {
-                    None => {
-                        self.pending[j + 1] = Some(s);
-                        break;
+        // Level by level: the weights of this level's blocks, then their sums in pairs for the
+        // next (a block left without its partner waits in `pending` for the next segment).
+        let mut sums = std::mem::take(&mut self.scratch[0]);
+        let mut next = std::mem::take(&mut self.scratch[1]);
+        sums.clear();
+        sums.extend(words.iter().map(|w| w.count_ones()));
+        let top = self.levels.len() - 1;
+        for (j, level) in self.levels.iter_mut().enumerate() {
+            level.push_weights(&sums);
+            if j == top {
+                break;
+            }
+            next.clear();
+            let mut pairs = &sums[..];
+            if let Some(p) = self.pending[j + 1].take() {
+                match pairs.split_first() {
+                    Some((&s, tail)) => {
+                        next.push(p + s);
+                        pairs = tail;
                     }
-                    Some(p) => {
-                        s += p;
-                        level.push(s);
-                    }
+                    None => self.pending[j + 1] = Some(p),
                 }
             }
+            let whole = pairs.chunks_exact(2);
+            if let [last] = whole.remainder() {
+                self.pending[j + 1] = Some(*last);
+            }
+            next.extend(whole.map(|p| p[0] + p[1]));
+            std::mem::swap(&mut sums, &mut next);
         }
+        self.scratch = [sums, next];
     }
 
     fn results(&self) -> Vec<TestResult> {
@@ -809,5 +877,44 @@ mod tests {
         assert!(failed.contains(&"binary-rank-256x256"), "{failed:?}");
         let lcg = run_on(GeneratorKind::Lcg32);
         assert!(lcg[0].failed().count() >= 3, "{:?}", lcg[0].tests);
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    use super::*;
+    use crate::generators::GeneratorKind;
+
+    /// Nanoseconds per word of each streaming task (`cargo test --release -- --ignored --nocapture
+    /// task_speeds`): a benchmark, not a test.
+    #[test]
+    #[ignore]
+    fn task_speeds() {
+        let words = 1usize << 26;
+        let mut src = crate::quality::word_source(GeneratorKind::Philox4x32x10, 1, 1).expect("source");
+        let mut buf = vec![0u32; words];
+        let t = Instant::now();
+        src.fill(&mut buf);
+        let ns = |t: Instant| t.elapsed().as_secs_f64() * 1e9 / words as f64;
+        eprintln!("generate philox: {:.2} ns/word", ns(t));
+        let mut h = Hamming::bytes();
+        let t = Instant::now();
+        buf.chunks(SEGMENT).for_each(|c| h.feed_bytes(c));
+        eprintln!("bytes: {:.2} ns/word", ns(t));
+        let mut h = Hamming::blocks(words as u64);
+        let t = Instant::now();
+        buf.chunks(SEGMENT).for_each(|c| h.feed_words(c));
+        eprintln!("blocks: {:.2} ns/word", ns(t));
+        let t = Instant::now();
+        let pops: Vec<u32> = buf.iter().map(|w| w.count_ones()).collect();
+        eprintln!("popcounts: {:.2} ns/word", ns(t));
+        let mut l = Letters::new("x".into(), 32);
+        let t = Instant::now();
+        l.push_weights(&pops);
+        eprintln!("level 0 letters: {:.2} ns/word", ns(t));
+        let mut f = Fpf::default();
+        let t = Instant::now();
+        buf.chunks(SEGMENT).for_each(|c| f.feed(c));
+        eprintln!("fpf: {:.2} ns/word", ns(t));
     }
 }
