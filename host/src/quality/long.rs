@@ -45,7 +45,7 @@
 //! and the rank eliminations run there as their matrices fill. A generator producing 250 M words
 //! per second on one core is the bottleneck on 16 cores: about 2^37 words (512 GiB) in 10 minutes.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -72,6 +72,8 @@ const FPF_EXPONENTS: usize = 24;
 /// Matrices up to this side are eliminated among the streaming tests; larger ones on threads
 /// of their own.
 const SMALL_MATRIX: usize = 1024;
+/// Larger matrices being eliminated at once; the next waits for the oldest.
+const LARGE_IN_FLIGHT: usize = 4;
 
 /// The results at one length.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -114,7 +116,7 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
     let mut blocks_test = Hamming::blocks(words);
     let mut fpf = Fpf::default();
     let mut ranks = Ranks::new(words);
-    let rank_results = Mutex::new(Vec::new());
+    let mut rank_results = Vec::new();
     let mut streaming_checkpoints: Vec<(u64, Vec<TestResult>)> = Vec::new();
 
     let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u32>>(SEGMENTS_IN_FLIGHT);
@@ -124,8 +126,9 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
     }
     // The generator on a thread of its own; the tests on this thread through the rayon pool
     // (this thread is not one of the pool's, so it only waits while the pool runs them); each
-    // large matrix's elimination on a thread of its own that also hands its row reductions to
-    // the pool, so that a minute-long elimination never holds up the streaming tests.
+    // large matrix's elimination on a thread of its own, so that a minute-long elimination
+    // never holds up the streaming tests, and at most `LARGE_IN_FLIGHT` of them at a time, so
+    // that matrices cannot pile up in memory on a busy machine.
     std::thread::scope(|threads| {
         threads.spawn(move || {
             let mut left = words;
@@ -140,21 +143,19 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
                 }
             }
         });
+        let mut large_running: VecDeque<std::thread::ScopedJoinHandle<'_, RankResult>> = VecDeque::new();
         let mut done = 0u64;
         let mut next_checkpoint = LONG_WORDS_MIN;
         for seg in full_rx.iter() {
-            let mut small = Vec::new();
-            ranks.feed(&seg, done, |job| {
-                if job.size.n <= SMALL_MATRIX {
-                    small.push(job);
-                } else {
-                    let results = &rank_results;
-                    threads.spawn(move || {
-                        let r = job.eliminate();
-                        results.lock().expect("no panic while locked").push(r);
-                    });
+            let (mut small, mut large) = (Vec::new(), Vec::new());
+            ranks.feed(&seg, done, |job| if job.size.n <= SMALL_MATRIX { small.push(job) } else { large.push(job) });
+            for job in large {
+                while large_running.len() >= LARGE_IN_FLIGHT {
+                    let oldest = large_running.pop_front().expect("not empty");
+                    rank_results.push(oldest.join().expect("an elimination does not panic"));
                 }
-            });
+                large_running.push_back(threads.spawn(move || job.eliminate()));
+            }
             let (_, (_, small_results)) = rayon::join(
                 || bytes_test.feed_bytes(&seg),
                 || {
@@ -164,15 +165,19 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
                     )
                 },
             );
-            rank_results.lock().expect("no panic while locked").extend(small_results);
+            rank_results.extend(small_results);
             done += seg.len() as u64;
             let _ = empty_tx.send(seg);
             if done == next_checkpoint || done == words {
+                while large_running.front().is_some_and(|h| h.is_finished()) {
+                    let finished = large_running.pop_front().expect("not empty");
+                    rank_results.push(finished.join().expect("an elimination does not panic"));
+                }
                 let mut tests = bytes_test.results();
                 tests.extend(blocks_test.results());
                 tests.extend(fpf.results());
                 let mut so_far = Checkpoint { bytes: 4 * done, tests: tests.clone() };
-                so_far.tests.extend(Ranks::results(&rank_results.lock().expect("no panic while locked"), done));
+                so_far.tests.extend(Ranks::results(&rank_results, done));
                 progress(&so_far, start.elapsed().as_secs_f64());
                 streaming_checkpoints.push((done, tests));
                 while next_checkpoint <= done {
@@ -180,8 +185,10 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
                 }
             }
         }
+        for h in large_running {
+            rank_results.push(h.join().expect("an elimination does not panic"));
+        }
     });
-    let rank_results = rank_results.into_inner().expect("no panic while locked");
     streaming_checkpoints
         .into_iter()
         .map(|(done, mut tests)| {
@@ -598,26 +605,28 @@ struct RankResult {
 }
 
 impl RankJob {
-    fn eliminate(self) -> RankResult {
+    fn eliminate(mut self) -> RankResult {
         let n = self.size.n;
+        let words = std::mem::take(&mut self.words);
         let pack = |ws: &[u32], bits: u32| {
             let mask = (1u64 << bits) - 1;
             ws.iter().enumerate().fold(0u64, |r, (j, &w)| r | (u64::from(w) & mask) << (bits as usize * j))
         };
         let rows: Vec<u64> = match self.size.bits {
-            RowBits::Full => self.words.chunks_exact(2).map(|ws| pack(ws, 32)).collect(),
-            RowBits::Low8 => self.words.chunks_exact(8).map(|ws| pack(ws, 8)).collect(),
-            RowBits::Low1 => self.words.chunks_exact(64).map(|ws| pack(ws, 1)).collect(),
+            RowBits::Full => words.chunks_exact(2).map(|ws| pack(ws, 32)).collect(),
+            RowBits::Low8 => words.chunks_exact(8).map(|ws| pack(ws, 8)).collect(),
+            RowBits::Low1 => words.chunks_exact(64).map(|ws| pack(ws, 1)).collect(),
         };
+        drop(words);
         let rank = gf2_rank_rows(rows, n);
         RankResult { family: self.family, end: self.end, deficiency: n - rank }
     }
 }
 
-/// The GF(2) rank of the `n × n` matrix whose row `i` is `rows[i * n/64 .. (i+1) * n/64]`.
-/// Rows below the pivot are reduced in parallel for large matrices.
+/// The GF(2) rank of the `n × n` matrix whose row `i` is `rows[i * n/64 .. (i+1) * n/64]`,
+/// by elimination on the calling thread. (Handing the row reductions to the rayon pool starved
+/// them behind the streaming tests on a busy machine: the matrices piled up in memory.)
 fn gf2_rank_rows(mut rows: Vec<u64>, n: usize) -> usize {
-    use rayon::prelude::*;
     let wpr = n / 64;
     let mut rank = 0;
     for col in 0..n {
@@ -630,17 +639,12 @@ fn gf2_rank_rows(mut rows: Vec<u64>, n: usize) -> usize {
         }
         let (above, below) = rows.split_at_mut((rank + 1) * wpr);
         let p = &above[rank * wpr + cw..(rank + 1) * wpr];
-        let reduce = |row: &mut [u64]| {
+        for row in below.chunks_exact_mut(wpr) {
             if row[cw] & bit != 0 {
                 for (r, &q) in row[cw..].iter_mut().zip(p) {
                     *r ^= q;
                 }
             }
-        };
-        if n >= 2048 {
-            below.par_chunks_mut(wpr * 64).for_each(|chunk| chunk.chunks_exact_mut(wpr).for_each(reduce));
-        } else {
-            below.chunks_exact_mut(wpr).for_each(reduce);
         }
         rank += 1;
     }
