@@ -1,5 +1,6 @@
-//! Generator quality: warpmc's own quick battery of statistical tests, and the external batteries
-//! (TestU01's SmallCrush, Crush and BigCrush; dieharder) fed through a pipe.
+//! Generator quality: warpmc's own quick battery of statistical tests, its long battery of
+//! PractRand's kind ([`long`]: up to 2^40 words, judged at every doubling), and the external
+//! batteries (TestU01's SmallCrush, Crush and BigCrush; dieharder) fed through a pipe.
 //!
 //! [`run`] takes a [`QualitySpec`] (generator, seed, battery, interleave) and returns a
 //! [`QualityReport`]: one [`TestResult`] per statistic, with its p-value and a [`Verdict`].
