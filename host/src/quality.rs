@@ -526,18 +526,11 @@ impl fmt::Display for QualityReport {
             writeln!(f, "\n{}'s own summary:\n{}", self.battery, text.trim_end())?;
         }
         if !self.checkpoints.is_empty() {
-            writeln!(f, "\nby length (bytes): statistics, failed, most extreme p-value")?;
+            writeln!(f, "\nby length:")?;
             for c in &self.checkpoints {
                 let failed: Vec<&str> = c.failed().map(|t| t.name.as_str()).collect();
-                let worst = c.worst().map_or("-".into(), |t| format!("{} ({})", format_p(t.p_value), t.name));
-                writeln!(
-                    f,
-                    "  {:>6}  {:>3}  {}  {}",
-                    long::length_name(c.bytes),
-                    c.tests.len(),
-                    if failed.is_empty() { "none".to_string() } else { failed.join(" ") },
-                    worst
-                )?;
+                let failed = if failed.is_empty() { String::new() } else { format!("; failed: {}", failed.join(" ")) };
+                writeln!(f, "  {}{failed}", c.summary())?;
             }
             if let Some(first) = self.checkpoints.iter().find(|c| c.failed().next().is_some()) {
                 writeln!(f, "first failure at {} bytes", long::length_name(first.bytes))?;
@@ -578,13 +571,7 @@ pub fn run(spec: &QualitySpec) -> Result<QualityReport> {
         }
         Battery::Long => {
             let words = spec.words.unwrap_or(long::LONG_WORDS_DEFAULT);
-            let mut log = match &spec.log {
-                Some(path) => Some(
-                    std::fs::File::create(path)
-                        .map_err(|e| Error::io(format!("cannot create the log {}", path.display()), e))?,
-                ),
-                None => None,
-            };
+            let mut log = spec.log.as_deref().map(create_log).transpose()?;
             let checkpoints = long::run(source, words, &mut |c, seconds| {
                 eprintln!("long: {}, {seconds:.1} s", c.summary());
                 if let Some(file) = &mut log {
@@ -1322,8 +1309,7 @@ fn testu01_by_test(spec: &QualitySpec) -> Result<(Vec<TestResult>, u64, Option<S
                      continue it, or remove it to start again)",
                 ));
             }
-            let mut f = std::fs::File::create(p)
-                .map_err(|e| Error::io(format!("cannot create the log file {}", p.display()), e))?;
+            let mut f = create_log(p)?;
             writeln!(f, "{header}").map_err(|e| Error::io("cannot write the battery's log file", e))?;
             Some(Mutex::new(f))
         }
@@ -1505,6 +1491,11 @@ struct ExternalRun {
 /// Run `program args`, writing `src`'s words to its stdin as raw little-endian `u32` until it
 /// closes the pipe, and collect its output (also appended to `log` as it arrives, when given). A
 /// missing program is an error naming the command that installs it; so is a non-zero exit.
+/// A new (or emptied) log file.
+fn create_log(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::create(path).map_err(|e| Error::io(format!("cannot create the log file {}", path.display()), e))
+}
+
 fn pipe_words(program: &Path, args: &[&str], mut src: WordSource, log: Option<&Path>) -> Result<ExternalRun> {
     let command = std::iter::once(program.display().to_string())
         .chain(args.iter().map(|a| a.to_string()))
@@ -1542,13 +1533,7 @@ fn pipe_words(program: &Path, args: &[&str], mut src: WordSource, log: Option<&P
             }
         }
     });
-    let mut log = match log {
-        Some(p) => Some(
-            std::fs::File::create(p)
-                .map_err(|e| Error::io(format!("cannot create the log file {}", p.display()), e))?,
-        ),
-        None => None,
-    };
+    let mut log = log.map(create_log).transpose()?;
     let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
     let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
     let stderr_reader = std::thread::spawn(move || {

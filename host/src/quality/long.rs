@@ -42,14 +42,15 @@
 //! **How it runs.** One thread generates the words (the tested order is exactly the
 //! [`WordSource`]'s), in segments of 2^22 words; for each segment the Hamming-weight tests on
 //! bytes, on words and blocks, and the floating-point test run side by side on the rayon pool,
-//! and the rank eliminations run there as their matrices fill. A generator producing 250 M words
-//! per second on one core is the bottleneck on 16 cores: about 2^37 words (512 GiB) in 10 minutes.
+//! and the rank eliminations run there as their matrices fill. The generating thread is the
+//! bottleneck on many cores: on the 16-core host of an H100, with a second run beside it, 2^36
+//! Philox words (256 GiB) took 543 s, and 4096 interleaved streams reached 2^35 words in 298 s.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use super::{TestResult, Verdict, WordSource, chi_square, chi_square_upper, ln_gamma};
+use super::{TestResult, Verdict, WordSource, chi_square, chi_square_upper};
 
 /// Words read when `--words` is not given: 2^30 (4 GiB; about 10 s on 2 cores for Philox).
 pub const LONG_WORDS_DEFAULT: u64 = 1 << 30;
@@ -112,8 +113,8 @@ fn extremity(t: &TestResult) -> f64 {
 /// the rank statistics of every matrix within its length.
 pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint, f64)) -> Vec<Checkpoint> {
     let start = Instant::now();
-    let mut bytes_test = Hamming::bytes();
-    let mut blocks_test = Hamming::blocks(words);
+    let mut bytes_test = ByteWeights::new();
+    let mut blocks_test = BlockWeights::new(words);
     let mut fpf = Fpf::default();
     let mut ranks = Ranks::new(words);
     let mut rank_results = Vec::new();
@@ -157,10 +158,10 @@ pub fn run(mut src: WordSource, words: u64, progress: &mut dyn FnMut(&Checkpoint
                 large_running.push_back(threads.spawn(move || job.eliminate()));
             }
             let (_, (_, small_results)) = rayon::join(
-                || bytes_test.feed_bytes(&seg),
+                || bytes_test.feed(&seg),
                 || {
                     rayon::join(
-                        || rayon::join(|| blocks_test.feed_words(&seg), || fpf.feed(&seg)),
+                        || rayon::join(|| blocks_test.feed(&seg), || fpf.feed(&seg)),
                         || small.into_iter().map(RankJob::eliminate).collect::<Vec<_>>(),
                     )
                 },
@@ -226,7 +227,7 @@ pub fn length_name(bytes: u64) -> String {
 /// `(w ≥ t0) + (w ≥ t1) + (w ≥ t2)`, and the overlapping 5-letter words counted.
 struct Letters {
     name: String,
-    thresholds: [u64; 3],
+    thresholds: [u32; 3],
     probs: [f64; 4],
     /// The last five letters, two bits each, the newest lowest.
     window: u32,
@@ -235,19 +236,12 @@ struct Letters {
 }
 
 impl Letters {
-    fn new(name: String, bits: u64) -> Self {
+    fn new(name: String, bits: u32) -> Self {
         let thresholds = letter_thresholds(bits);
-        let cdf = |t: u64| binomial_half_cdf_below(bits, t);
+        let cdf = |t: u32| binomial_half_cdf_below(u64::from(bits), u64::from(t));
         let (c0, c1, c2) = (cdf(thresholds[0]), cdf(thresholds[1]), cdf(thresholds[2]));
         let probs = [c0, c1 - c0, c2 - c1, 1.0 - c2];
         Self { name, thresholds, probs, window: 0, seen: 0, counts: vec![0; 1024] }
-    }
-
-    #[inline(always)]
-    fn letter(&self, weight: u32) -> u32 {
-        let [t0, t1, t2] = self.thresholds;
-        let w = u64::from(weight);
-        u32::from(w >= t0) + u32::from(w >= t1) + u32::from(w >= t2)
     }
 
     fn push_letter(&mut self, letter: u32) {
@@ -261,25 +255,24 @@ impl Letters {
     /// The letters of `weights`, in order.
     fn push_weights(&mut self, weights: &[u32]) {
         let mut rest = weights;
+        let t = self.thresholds;
         while self.seen < 4 {
             let Some((&w, tail)) = rest.split_first() else { return };
-            self.push_letter(self.letter(w));
+            self.push_letter(letter(t, w));
             rest = tail;
         }
         let quads = rest.chunks_exact(4);
         let tail = quads.remainder();
-        let [t0, t1, t2] = self.thresholds.map(|t| t.min(u64::from(u32::MAX)) as u32);
-        let letter = |w: u32| u32::from(w >= t0) + u32::from(w >= t1) + u32::from(w >= t2);
         let mut window = self.window;
         let counts: &mut [u64; 1024] = (&mut self.counts[..]).try_into().expect("1024 counts");
         for q in quads {
-            let code = letter(q[0]) << 6 | letter(q[1]) << 4 | letter(q[2]) << 2 | letter(q[3]);
+            let code = letter(t, q[0]) << 6 | letter(t, q[1]) << 4 | letter(t, q[2]) << 2 | letter(t, q[3]);
             window = add_four_letters(counts, window, code);
         }
         self.window = window & 1023;
         self.seen += (rest.len() - tail.len()) as u64;
         for &w in tail {
-            self.push_letter(self.letter(w));
+            self.push_letter(letter(t, w));
         }
     }
 
@@ -291,6 +284,13 @@ impl Letters {
         let (x, df) = q5_minus_q4(&self.counts, self.window, self.seen, &self.probs);
         Some(TestResult::new(self.name.clone(), x, chi_square_upper(x, df)))
     }
+}
+
+/// The letter of weight `w` under `thresholds`: how many of them it reaches.
+#[inline(always)]
+fn letter(thresholds: [u32; 3], w: u32) -> u32 {
+    let [t0, t1, t2] = thresholds;
+    u32::from(w >= t0) + u32::from(w >= t1) + u32::from(w >= t2)
 }
 
 /// Append four letters (`code`: two bits each, the oldest highest) to `window` (at least four
@@ -337,23 +337,19 @@ fn q5_minus_q4(counts5: &[u64], last: u32, seen: u64, probs: &[f64; 4]) -> (f64,
 /// `w < m − d`, `m − d ≤ w < m`, `m ≤ w < m + d`, `w ≥ m + d`, with `d` about 0.67 standard
 /// deviations (at least 1), so that the letters are about equally likely (bytes: 37, 56, 70
 /// and 93 in 256).
-fn letter_thresholds(bits: u64) -> [u64; 3] {
+fn letter_thresholds(bits: u32) -> [u32; 3] {
     let half = bits / 2;
-    let d = ((0.6745 * (bits as f64).sqrt() / 2.0).round() as u64).max(1);
+    let d = ((0.6745 * f64::from(bits).sqrt() / 2.0).round() as u32).max(1);
     [half - d, half, half + d]
 }
 
-/// `P(W < t)` for `W` binomial with `n` trials of probability 1/2, summed exactly term by term
-/// within 40 standard deviations of the mean (the rest is below 1e-300), normalised by the sum
-/// of all those terms so that a rounding error in the first term cancels.
+/// `P(W < t)` for `W` binomial with `n` trials of probability 1/2: the terms within 40 standard
+/// deviations of the mean (the rest is below 1e-300), each relative to the mode's by the ratio
+/// of neighbouring terms, divided by their sum (so no factorial is ever formed).
 fn binomial_half_cdf_below(n: u64, t: u64) -> f64 {
     let sd = (n as f64).sqrt() / 2.0;
     let lo = ((n / 2) as f64 - 40.0 * sd).max(0.0) as u64;
     let hi = (((n / 2) as f64 + 40.0 * sd) as u64).min(n);
-    let ln_pmf = |k: u64| {
-        let (n, k) = (n as f64, k as f64);
-        ln_gamma(n + 1.0) - ln_gamma(k + 1.0) - ln_gamma(n - k + 1.0) - n * std::f64::consts::LN_2
-    };
     // Terms relative to the one at the mode, by the ratio pmf(k+1)/pmf(k) = (n-k)/(k+1),
     // outwards from the mode in both directions.
     let mode = n / 2;
@@ -378,49 +374,25 @@ fn binomial_half_cdf_below(n: u64, t: u64) -> f64 {
             below += term;
         }
     }
-    // `total * pmf(mode)` is 1 up to rounding; `ln_pmf` only confirms the scale in debug builds.
-    debug_assert!((total * ln_pmf(mode).exp() - 1.0).abs() < 1e-4);
     below / total
 }
 
-/// The Hamming-weight tests of one kind: bytes, or words and blocks of words.
-struct Hamming {
-    /// Bytes: one stream of letters. Blocks: level `j` has blocks of `2^j` words.
-    levels: Vec<Letters>,
-    /// For blocks: the weight of the first block of each level's pending pair.
-    pending: Vec<Option<u32>>,
-    /// Byte letters by byte value.
+/// The Hamming-weight test of bytes (the first byte of a word, its lowest, the oldest letter).
+struct ByteWeights {
+    letters: Letters,
+    /// Each byte value's letter.
     byte_letter: [u8; 256],
-    /// Buffers of block weights (reused from segment to segment).
-    scratch: [Vec<u32>; 2],
 }
 
-impl Hamming {
-    fn bytes() -> Self {
+impl ByteWeights {
+    fn new() -> Self {
         let letters = Letters::new("hamming-bytes".into(), 8);
-        let mut byte_letter = [0u8; 256];
-        for (b, l) in byte_letter.iter_mut().enumerate() {
-            let w = (b as u32).count_ones() as u64;
-            let [t0, t1, t2] = letters.thresholds;
-            *l = u8::from(w >= t0) + u8::from(w >= t1) + u8::from(w >= t2);
-        }
-        Self { levels: vec![letters], pending: Vec::new(), byte_letter, scratch: Default::default() }
+        let byte_letter = std::array::from_fn(|b| letter(letters.thresholds, (b as u32).count_ones()) as u8);
+        Self { letters, byte_letter }
     }
 
-    /// Levels up to blocks of `2^j` words with at least [`MIN_LETTERS`] blocks in `words`.
-    fn blocks(words: u64) -> Self {
-        let top = (words / MIN_LETTERS).max(1).ilog2();
-        let levels = (0..=top)
-            .map(|j| {
-                let name = if j == 0 { "hamming-words".to_string() } else { format!("hamming-blocks-of-2^{j}-words") };
-                Letters::new(name, 32 << j)
-            })
-            .collect();
-        Self { levels, pending: vec![None; top as usize + 1], byte_letter: [0; 256], scratch: Default::default() }
-    }
-
-    fn feed_bytes(&mut self, words: &[u32]) {
-        let letters = &mut self.levels[0];
+    fn feed(&mut self, words: &[u32]) {
+        let letters = &mut self.letters;
         let mut rest = words;
         // Until four letters have been read, one letter at a time; then a word's four letters
         // at once: the four 5-letter words ending in its bytes are independent counts.
@@ -435,14 +407,41 @@ impl Hamming {
         let mut window = letters.window;
         let counts: &mut [u64; 1024] = (&mut letters.counts[..]).try_into().expect("1024 counts");
         for &w in rest {
-            // The first byte (lowest) is the oldest letter.
             window = add_four_letters(counts, window, l(w) << 6 | l(w >> 8) << 4 | l(w >> 16) << 2 | l(w >> 24));
         }
         letters.window = window & 1023;
         letters.seen += 4 * rest.len() as u64;
     }
 
-    fn feed_words(&mut self, words: &[u32]) {
+    fn results(&self) -> Vec<TestResult> {
+        self.letters.result().into_iter().collect()
+    }
+}
+
+/// The Hamming-weight tests of words and of blocks of `2^j` words.
+struct BlockWeights {
+    /// Level `j` has blocks of `2^j` words.
+    levels: Vec<Letters>,
+    /// The weight of the first block of each level's pending pair.
+    pending: Vec<Option<u32>>,
+    /// Buffers of block weights (reused from segment to segment).
+    scratch: [Vec<u32>; 2],
+}
+
+impl BlockWeights {
+    /// Levels up to blocks of `2^j` words with at least [`MIN_LETTERS`] blocks in `words`.
+    fn new(words: u64) -> Self {
+        let top = (words / MIN_LETTERS).max(1).ilog2();
+        let levels = (0..=top)
+            .map(|j| {
+                let name = if j == 0 { "hamming-words".to_string() } else { format!("hamming-blocks-of-2^{j}-words") };
+                Letters::new(name, 32 << j)
+            })
+            .collect();
+        Self { levels, pending: vec![None; top as usize + 1], scratch: Default::default() }
+    }
+
+    fn feed(&mut self, words: &[u32]) {
         // Level by level: the weights of this level's blocks, then their sums in pairs for the
         // next (a block left without its partner waits in `pending` for the next segment).
         let mut sums = std::mem::take(&mut self.scratch[0]);
@@ -661,27 +660,38 @@ fn deficiency_at_least(d: usize) -> f64 {
 
 /// The rank families run in a stream, and the matrices being filled.
 struct Ranks {
-    sizes: Vec<(usize, RankSize)>,
-    filling: Vec<Option<RankJob>>,
-    /// Where each family's next matrix starts.
-    next: Vec<u64>,
+    families: Vec<Family>,
+}
+
+/// A rank family in a run.
+struct Family {
+    /// Its index in [`RANK_SIZES`].
+    index: usize,
+    size: RankSize,
+    /// Where its next matrix starts.
+    next: u64,
+    /// The matrix being filled.
+    filling: Option<RankJob>,
 }
 
 impl Ranks {
     /// The families whose period fits in `words`.
     fn new(words: u64) -> Self {
-        let sizes: Vec<(usize, RankSize)> =
-            RANK_SIZES.iter().copied().enumerate().filter(|(_, s)| words >> s.period_log2 > 0).collect();
-        let filling = sizes.iter().map(|_| None).collect();
-        let next = vec![0; sizes.len()];
-        Self { sizes, filling, next }
+        let families = RANK_SIZES
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| words >> s.period_log2 > 0)
+            .map(|(index, &size)| Family { index, size, next: 0, filling: None })
+            .collect();
+        Self { families }
     }
 
     /// Take the words of `seg` (starting at word `offset` of the run) that belong to matrices;
     /// hand each full matrix to `ready`.
     fn feed(&mut self, seg: &[u32], offset: u64, mut ready: impl FnMut(RankJob)) {
         let seg_end = offset + seg.len() as u64;
-        for ((slot, next), &(family, size)) in self.filling.iter_mut().zip(&mut self.next).zip(&self.sizes) {
+        for Family { index, size, next, filling: slot } in &mut self.families {
+            let (family, size) = (*index, *size);
             let period = 1u64 << size.period_log2;
             let len = size.words();
             loop {
@@ -766,7 +776,7 @@ mod tests {
 
     #[test]
     fn letters_are_near_quartiles() {
-        for bits in [8u64, 32, 64, 1024, 32 << 20] {
+        for bits in [8u32, 32, 64, 1024, 32 << 20] {
             let l = Letters::new("x".into(), bits);
             assert!((l.probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
             for p in l.probs {
@@ -834,14 +844,14 @@ mod tests {
         let mut by_name: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
         for r in 0..REPLICATES {
             let src = crate::quality::word_source(GeneratorKind::Philox4x32x10, 1000 + r, 1).expect("source");
-            let mut bytes_test = Hamming::bytes();
-            let mut blocks_test = Hamming::blocks(words);
+            let mut bytes_test = ByteWeights::new();
+            let mut blocks_test = BlockWeights::new(words);
             let mut fpf = Fpf::default();
             let mut src = src;
             let mut buf = vec![0u32; words as usize];
             src.fill(&mut buf);
-            bytes_test.feed_bytes(&buf);
-            blocks_test.feed_words(&buf);
+            bytes_test.feed(&buf);
+            blocks_test.feed(&buf);
             fpf.feed(&buf);
             for t in bytes_test.results().into_iter().chain(blocks_test.results()).chain(fpf.results()) {
                 by_name.entry(t.name).or_default().push(t.p_value);
@@ -881,44 +891,5 @@ mod tests {
         assert!(failed.contains(&"binary-rank-256x256"), "{failed:?}");
         let lcg = run_on(GeneratorKind::Lcg32);
         assert!(lcg[0].failed().count() >= 3, "{:?}", lcg[0].tests);
-    }
-}
-
-#[cfg(test)]
-mod speed {
-    use super::*;
-    use crate::generators::GeneratorKind;
-
-    /// Nanoseconds per word of each streaming task (`cargo test --release -- --ignored --nocapture
-    /// task_speeds`): a benchmark, not a test.
-    #[test]
-    #[ignore]
-    fn task_speeds() {
-        let words = 1usize << 26;
-        let mut src = crate::quality::word_source(GeneratorKind::Philox4x32x10, 1, 1).expect("source");
-        let mut buf = vec![0u32; words];
-        let t = Instant::now();
-        src.fill(&mut buf);
-        let ns = |t: Instant| t.elapsed().as_secs_f64() * 1e9 / words as f64;
-        eprintln!("generate philox: {:.2} ns/word", ns(t));
-        let mut h = Hamming::bytes();
-        let t = Instant::now();
-        buf.chunks(SEGMENT).for_each(|c| h.feed_bytes(c));
-        eprintln!("bytes: {:.2} ns/word", ns(t));
-        let mut h = Hamming::blocks(words as u64);
-        let t = Instant::now();
-        buf.chunks(SEGMENT).for_each(|c| h.feed_words(c));
-        eprintln!("blocks: {:.2} ns/word", ns(t));
-        let t = Instant::now();
-        let pops: Vec<u32> = buf.iter().map(|w| w.count_ones()).collect();
-        eprintln!("popcounts: {:.2} ns/word", ns(t));
-        let mut l = Letters::new("x".into(), 32);
-        let t = Instant::now();
-        l.push_weights(&pops);
-        eprintln!("level 0 letters: {:.2} ns/word", ns(t));
-        let mut f = Fpf::default();
-        let t = Instant::now();
-        buf.chunks(SEGMENT).for_each(|c| f.feed(c));
-        eprintln!("fpf: {:.2} ns/word", ns(t));
     }
 }
