@@ -44,6 +44,25 @@ pub fn sqrt_f32(x: f32) -> f32 {
     }
 }
 
+/// Correctly rounded double-precision square root (the same bits on both builds:
+/// `sqrt.rn.f64` on the GPU, `sqrtsd` on the CPU).
+#[inline(always)]
+pub fn sqrt_f64(x: f64) -> f64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f64;
+        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!("sqrt.rn.f64 {r}, {x};", r = out(reg64) r, x = in(reg64) x, options(pure, nomem, nostack));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x.sqrt()
+    }
+}
+
 /// The high and low words of the 64-bit product of two `u32` (exact on both builds).
 ///
 /// On the GPU these are the `mul.hi.u32` and `mul.lo.u32` instructions: written as a `u64`
