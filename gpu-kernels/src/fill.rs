@@ -116,3 +116,33 @@ pub fn fill_stream<K: Group, G: Uniform32, W: FnMut(usize, [K::Item; GROUP], usi
     }
     write(base, K::next_group(rng), (len - base).min(GROUP));
 }
+
+/// [`fill_stream`] with a run-time [`crate::dist::Sampler`] in place of a [`Group`] type: the
+/// same layout, the groups from `sampler`, and `iters` counting its rejection attempts.
+#[inline(always)]
+pub fn fill_stream_sampled<S: crate::dist::Sampler, G: Uniform32, W: FnMut(usize, [S::Item; GROUP], usize)>(
+    sampler: &S,
+    rng: &mut G,
+    stream: usize,
+    streams: usize,
+    len: usize,
+    from_row: usize,
+    iters: &mut u32,
+    mut write: W,
+) {
+    let groups = len.div_ceil(GROUP);
+    let first = from_row * streams + stream;
+    if first >= groups {
+        return;
+    }
+    let mine = (groups - first).div_ceil(streams);
+    let step = streams * GROUP;
+    let mut base = first * GROUP;
+    let mut i = 1;
+    while i < mine {
+        write(base, sampler.next_group(rng, iters), GROUP);
+        base += step;
+        i += 1;
+    }
+    write(base, sampler.next_group(rng, iters), (len - base).min(GROUP));
+}

@@ -13,9 +13,13 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _
 use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, path};
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
-use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream};
+use core::marker::PhantomData;
+
+use crate::dist::{DistParams, Sampler, SamplerVisitor, dispatch, dispatch_counts};
+use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream, fill_stream_sampled};
 use crate::normal::BoxMuller;
 use crate::platform::nvptx::{shared_address, shared_load_group, shared_store_group, shfl_xor};
+use crate::real::{Double, Single};
 use crate::rng::{Collective, Generator, WarpStream};
 use crate::{Exact, Fast, MathMode};
 
@@ -560,10 +564,10 @@ unsafe fn fill_collective_stores<K: Group, G: Collective, const ALIGNED: bool>(
                     // Whole groups but the stream's last, which `len` may cut short (a constant
                     // length keeps the 16-byte vector store).
                     if r + 1 < mine {
-                        store_group::<ALIGNED, _>(out, base as usize, g, GROUP);
+                        store_group::<true, _>(out, base as usize, g, GROUP);
                         base += step;
                     } else if r + 1 == mine {
-                        store_group::<ALIGNED, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                        store_group::<true, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
                     }
                     r += 1;
                 }
@@ -604,6 +608,256 @@ unsafe fn asian_collective<G: Collective, M: MathMode>(
     }
     // SAFETY: forwarded contract.
     unsafe { write_warp_total(out, gtid, acc) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Distribution fills (`crate::dist`): a sampler chosen at run time from `DistParams`, the
+// interleaved layout of `fill.rs`, one stream per thread. A transform that rejects draws a
+// variable number of words, so the lanes of a warp diverge in its loop and wait for the
+// slowest (what the divergence study measures). MT19937's streams are filled one per thread
+// here too (its warp-per-stream fill draws 32 groups of a stream in parallel, which needs a
+// fixed number of words per group).
+// ------------------------------------------------------------------------------------------------
+
+/// The fill loop for the sampler [`crate::dist::dispatch`] picks, over per-thread states.
+struct StatesFill<G> {
+    out: *mut u32,
+    len: u64,
+    states: *mut G,
+    streams: u64,
+}
+
+impl<G: Generator> SamplerVisitor for StatesFill<G> {
+    type Out = ();
+    #[inline(always)]
+    fn visit<S: Sampler>(self, s: S) {
+        let out = self.out as *mut S::Item;
+        // SAFETY: the kernel's contract: `out` holds `len` values of the kernel's item type
+        // (which is `S::Item`: the kernel's precision picks the sampler's) and is aligned for
+        // vector stores, `states` holds `streams` states.
+        unsafe { fill_sampled_stores::<S, G>(&s, out, self.len, self.states, self.streams) }
+    }
+    #[inline(always)]
+    fn unknown(self) {}
+}
+
+/// [`fill_stores`] with a sampler: one stream per thread, each group from `sampler`, stored
+/// with 16-byte vector stores. Compiled once (not per alignment, and without the paired
+/// stores of 8-byte values), to keep the module's size in check: the host passes buffers of
+/// its own allocation, which are aligned, and checks.
+///
+/// # Safety
+/// As [`fill_stores`], and `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_sampled_stores<S: Sampler, G: Generator>(
+    sampler: &S,
+    out: *mut S::Item,
+    len: u64,
+    states: *mut G,
+    streams: u64,
+) {
+    let (gtid, threads) = grid_position();
+    let mut s = gtid;
+    while s < streams {
+        // SAFETY: `states` holds `streams` states; `out` holds `len` values and is aligned.
+        unsafe {
+            let mut rng = states.add(s as usize).read();
+            let mut iters = 0u32;
+            fill_stream_sampled(
+                sampler,
+                &mut rng,
+                s as usize,
+                streams as usize,
+                len as usize,
+                0,
+                &mut iters,
+                |base, g, valid| store_group::<true, _>(out, base, g, valid),
+            );
+            states.add(s as usize).write(rng);
+        }
+        s += threads;
+    }
+}
+
+/// The fill loop for a collective generator's lanes (fixed-word samplers only: the host
+/// refuses the others, whose lanes could not draw in lockstep).
+struct CollectiveFill<G> {
+    out: *mut u32,
+    len: u64,
+    words: *mut u32,
+    streams: u64,
+    pad: u64,
+    lanes: u64,
+    generator: PhantomData<G>,
+}
+
+impl<G: Collective> SamplerVisitor for CollectiveFill<G> {
+    type Out = ();
+    #[inline(always)]
+    fn visit<S: Sampler>(self, s: S) {
+        if !S::FIXED_WORDS {
+            return;
+        }
+        let out = self.out as *mut S::Item;
+        // SAFETY: the kernel's contract, as `fill_collective`'s, and `out` is aligned.
+        unsafe { fill_collective_sampled::<S, G>(&s, out, self.len, self.words, self.streams, self.pad, self.lanes) }
+    }
+    #[inline(always)]
+    fn unknown(self) {}
+}
+
+/// [`fill_collective_stores`] with a sampler that takes the same words for every group, with
+/// vector stores only (as [`fill_sampled_stores`]).
+///
+/// # Safety
+/// As [`fill_collective`]; `S::FIXED_WORDS`; `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_collective_sampled<S: Sampler, G: Collective>(
+    sampler: &S,
+    out: *mut S::Item,
+    len: u64,
+    words: *mut u32,
+    streams: u64,
+    pad: u64,
+    lanes: u64,
+) {
+    let (gtid, threads) = grid_position();
+    let groups = len.div_ceil(GROUP as u64);
+    let mut a = gtid;
+    while a < lanes {
+        let s = a as i64 - pad as i64;
+        let mine = groups_of(s, groups, streams);
+        let warp_first = (a - a % 32) as i64 - pad as i64;
+        let rounds = groups_of(warp_first.max(0), groups, streams);
+        if rounds > 0 {
+            // SAFETY: `a` is in bounds; all 32 lanes draw `rounds` groups of the same words
+            // together (`S::FIXED_WORDS`).
+            unsafe {
+                let mut rng = G::lane(words.add(a as usize).read());
+                let mut base = s.max(0) as u64 * GROUP as u64;
+                let step = streams * GROUP as u64;
+                let mut iters = 0u32;
+                let mut r = 0;
+                while r < rounds {
+                    let g = sampler.next_group(&mut rng, &mut iters);
+                    if r + 1 < mine {
+                        store_group::<true, _>(out, base as usize, g, GROUP);
+                        base += step;
+                    } else if r + 1 == mine {
+                        store_group::<true, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                    }
+                    r += 1;
+                }
+                words.add(a as usize).write(G::word(&rng));
+            }
+        }
+        a += threads;
+    }
+}
+
+/// Distribution fill entry points of one generator with per-thread states (see
+/// `generator_kernels_of!`): `fill_dist_f32_exact`, `fill_dist_f32_fast`, `fill_dist_f64`
+/// and `fill_dist_u32` (Poisson), each `(out, len, states, streams, params)`.
+macro_rules! dist_kernels_states {
+    ($id:ident) => {
+        #[unsafe(export_name = concat!("fill_dist_f32_exact__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f32_exact(
+            out: *mut u32,
+            len: u64,
+            states: *mut G,
+            streams: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Single<Exact>, _>(&p, StatesFill { out, len, states, streams })
+        }
+
+        #[unsafe(export_name = concat!("fill_dist_f32_fast__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f32_fast(
+            out: *mut u32,
+            len: u64,
+            states: *mut G,
+            streams: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Single<Fast>, _>(&p, StatesFill { out, len, states, streams })
+        }
+
+        #[unsafe(export_name = concat!("fill_dist_f64__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f64(
+            out: *mut u32,
+            len: u64,
+            states: *mut G,
+            streams: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Double, _>(&p, StatesFill { out, len, states, streams })
+        }
+
+        #[unsafe(export_name = concat!("fill_dist_u32__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_u32(
+            out: *mut u32,
+            len: u64,
+            states: *mut G,
+            streams: u64,
+            p: DistParams,
+        ) {
+            dispatch_counts(&p, StatesFill { out, len, states, streams })
+        }
+    };
+}
+
+/// The collective generators' distribution fills: `(out, len, words, streams, pad, lanes,
+/// params)`, fixed-word samplers only.
+macro_rules! dist_kernels_collective {
+    ($id:ident) => {
+        #[unsafe(export_name = concat!("fill_dist_f32_exact__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f32_exact(
+            out: *mut u32,
+            len: u64,
+            words: *mut u32,
+            streams: u64,
+            pad: u64,
+            lanes: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Single<Exact>, _>(
+                &p,
+                CollectiveFill::<G> { out, len, words, streams, pad, lanes, generator: PhantomData },
+            )
+        }
+
+        #[unsafe(export_name = concat!("fill_dist_f32_fast__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f32_fast(
+            out: *mut u32,
+            len: u64,
+            words: *mut u32,
+            streams: u64,
+            pad: u64,
+            lanes: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Single<Fast>, _>(
+                &p,
+                CollectiveFill::<G> { out, len, words, streams, pad, lanes, generator: PhantomData },
+            )
+        }
+
+        #[unsafe(export_name = concat!("fill_dist_f64__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_f64(
+            out: *mut u32,
+            len: u64,
+            words: *mut u32,
+            streams: u64,
+            pad: u64,
+            lanes: u64,
+            p: DistParams,
+        ) {
+            dispatch::<Double, _>(
+                &p,
+                CollectiveFill::<G> { out, len, words, streams, pad, lanes, generator: PhantomData },
+            )
+        }
+    };
 }
 
 /// The entry points of one generator, generated for every line of
@@ -677,6 +931,8 @@ macro_rules! generator_kernels_of {
                 unsafe { by_alignment!(out, $fill::<Normals<Fast>, G>(out, len, states, streams)) }
             }
 
+            dist_kernels_states!($id);
+
             #[unsafe(export_name = concat!("asian_basket_exact__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn asian_basket_exact(
                 p: AsianBasketSteps,
@@ -712,6 +968,8 @@ macro_rules! generator_kernels_of {
                 // SAFETY: the host sizes and aligns the buffers as documented above.
                 unsafe { init_collective::<G>(words, seed, first_lane, lanes) }
             }
+
+            dist_kernels_collective!($id);
 
             #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_u32(

@@ -30,12 +30,20 @@ pub mod accum;
 pub mod asian;
 pub mod convert;
 pub mod curand;
+pub mod dist;
 pub mod fill;
+pub mod gamma;
+pub mod inverse_normal;
 pub mod math;
+pub mod math64;
 pub mod mode;
 pub mod normal;
 pub mod platform;
+pub mod poisson;
+pub mod polar;
+pub mod real;
 pub mod rng;
+pub mod ziggurat;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;

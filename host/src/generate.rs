@@ -11,6 +11,7 @@ use warpmc_kernels::fill::GROUP;
 use crate::backend::{Executor, FillKind, StreamInit};
 use crate::bulk::{BulkGenerator, BulkValue, Ordering};
 use crate::curand_host::CurandOrdering;
+use crate::distributions::{DistFill, DistKind, DistSpec, Transform};
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
@@ -22,8 +23,30 @@ pub enum Distribution {
     U32,
     /// `f32` in (0, 1]: `z * 2^-32 + 2^-33`.
     Uniform,
-    /// Standard normal `f32` by Box-Muller (`--mode` picks exact or fast math).
+    /// Normal values (`--transform`, `--mean`, `--sd`; `--mode` picks exact or fast math).
     Normal,
+    /// Log-normal: `exp(mean + sd N)`.
+    Lognormal,
+    /// Exponential of rate `--lambda` (default 1).
+    Exponential,
+    /// Gamma of shape `--shape`, scale 1.
+    Gamma,
+    /// Poisson counts (`u32`) of mean `--lambda`.
+    Poisson,
+}
+
+impl Distribution {
+    /// The distribution of [`crate::distributions`] (`None` for words and uniforms).
+    pub fn dist_kind(self) -> Option<DistKind> {
+        match self {
+            Distribution::U32 | Distribution::Uniform => None,
+            Distribution::Normal => Some(DistKind::Normal),
+            Distribution::Lognormal => Some(DistKind::Lognormal),
+            Distribution::Exponential => Some(DistKind::Exponential),
+            Distribution::Gamma => Some(DistKind::Gamma),
+            Distribution::Poisson => Some(DistKind::Poisson),
+        }
+    }
 }
 
 /// cuRAND's host-API layout for `generate` (`--ordering curand-legacy|curand-default`).
@@ -34,8 +57,9 @@ pub struct CurandLayout {
     pub offset: u64,
 }
 
-/// Floating-point precision of uniforms.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Floating-point precision of uniforms and distributions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Precision {
     /// `f32`: one word per value.
     #[default]
@@ -63,6 +87,9 @@ pub const COUNT_MAX: u64 = 1 << 50;
 #[derive(Clone, Debug)]
 pub struct GenerateSpec {
     pub distribution: Distribution,
+    /// The transform, mean, sd, shape and lambda of a distribution (`dist.kind` is ignored:
+    /// `distribution` names it).
+    pub dist: DistSpec,
     /// `None`: warpmc's layout of `init`'s streams. `Some`: cuRAND's host-API layout of a
     /// cuRAND generator (`init` must then be seeded streams starting at stream 0).
     pub curand: Option<CurandLayout>,
@@ -96,18 +123,24 @@ impl GenerateSpec {
     }
 
     pub fn validate(&self) -> Result<()> {
-        if self.precision == Precision::F64 && self.distribution != Distribution::Uniform {
-            return Err(Error::invalid(
-                "precision",
-                "f64",
-                format!(
-                    "f32 for --distribution {}: f64 is available for uniform values only",
-                    match self.distribution {
-                        Distribution::U32 => "u32 (words have no precision)",
-                        _ => "normal",
-                    }
-                ),
-            ));
+        if self.precision == Precision::F64 && self.distribution == Distribution::U32 {
+            return Err(Error::invalid("precision", "f64", "f32 for --distribution u32 (words have no precision)"));
+        }
+        match self.dist_spec() {
+            Some(d) => {
+                d.validate()?;
+                d.check_generator(self.init.generator())?;
+            }
+            None => {
+                let d = &self.dist;
+                if d.transform.is_some() || d.mean != 0.0 || d.sd != 1.0 || d.shape.is_some() || d.lambda.is_some() {
+                    return Err(Error::invalid(
+                        "distribution",
+                        format!("{:?}", self.distribution).to_lowercase(),
+                        "normal, lognormal, exponential, gamma or poisson with --transform, --mean, --sd, --shape or --lambda",
+                    ));
+                }
+            }
         }
         if let Some(c) = &self.curand {
             let generator = self.init.generator();
@@ -119,11 +152,11 @@ impl GenerateSpec {
                      cuRAND has)",
                 ));
             }
-            if self.distribution == Distribution::Normal {
+            if self.dist_spec().is_some() {
                 return Err(Error::invalid(
                     "ordering",
-                    "a cuRAND ordering with --distribution normal",
-                    "streams for normals (cuRAND's normal generation is not reproduced)",
+                    "a cuRAND ordering with a distribution",
+                    "streams for distributions (cuRAND's own transforms are not reproduced)",
                 ));
             }
             if !matches!(self.init, StreamInit::Seeded { first: 0, count: 1, .. }) {
@@ -148,13 +181,29 @@ impl GenerateSpec {
         Ok(())
     }
 
-    /// What the fill produces.
+    /// The distribution with its parameters, precision and mode (`None` for words and
+    /// uniforms).
+    pub fn dist_spec(&self) -> Option<DistSpec> {
+        let kind = self.distribution.dist_kind()?;
+        Some(DistSpec { kind, precision: self.precision, mode: self.mode, ..self.dist })
+    }
+
+    /// What the fill produces. Standard normal `f32` by Box-Muller is the foundation's fill
+    /// (the same values as the general one, by a kernel tuned for it).
     pub fn kind(&self) -> FillKind {
         match (self.distribution, self.precision) {
             (Distribution::U32, _) => FillKind::Words,
             (Distribution::Uniform, Precision::F32) => FillKind::Uniforms,
             (Distribution::Uniform, Precision::F64) => FillKind::UniformsF64,
-            (Distribution::Normal, _) => FillKind::Normals(self.mode),
+            _ => {
+                let d = self.dist_spec().expect("a distribution");
+                let standard_box_muller = d.kind == DistKind::Normal
+                    && d.transform() == Some(Transform::BoxMuller)
+                    && d.precision == Precision::F32
+                    && d.mean == 0.0
+                    && d.sd == 1.0;
+                if standard_box_muller { FillKind::Normals(self.mode) } else { FillKind::Dist(d.fill()) }
+            }
         }
     }
 }
@@ -184,7 +233,9 @@ fn for_each_spec_block(exec: &dyn Executor, spec: &GenerateSpec, f: impl FnMut(&
                 FillKind::Words => bulk_blocks::<u32>(&mut g, spec.count, f),
                 FillKind::Uniforms => bulk_blocks::<f32>(&mut g, spec.count, f),
                 FillKind::UniformsF64 => bulk_blocks::<f64>(&mut g, spec.count, f),
-                FillKind::Normals(_) => unreachable!("validate refuses normals with a cuRAND ordering"),
+                FillKind::Normals(_) | FillKind::Dist(_) => {
+                    unreachable!("validate refuses distributions with a cuRAND ordering")
+                }
             }
         }
     }
@@ -252,9 +303,12 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
                 text.clear();
                 match spec.kind() {
                     FillKind::Words => words.iter().try_for_each(|w| writeln!(text, "{w}")),
-                    FillKind::UniformsF64 => words.chunks_exact(2).try_for_each(|p| {
-                        writeln!(text, "{}", f64::from_bits(u64::from(p[0]) | (u64::from(p[1]) << 32)))
-                    }),
+                    FillKind::Dist(d) if d.is_counts() => words.iter().try_for_each(|w| writeln!(text, "{w}")),
+                    FillKind::UniformsF64 | FillKind::Dist(DistFill { precision: Precision::F64, .. }) => {
+                        words.chunks_exact(2).try_for_each(|p| {
+                            writeln!(text, "{}", f64::from_bits(u64::from(p[0]) | (u64::from(p[1]) << 32)))
+                        })
+                    }
                     _ => words.iter().try_for_each(|&w| writeln!(text, "{}", f32::from_bits(w))),
                 }
                 .expect("writing to a String");

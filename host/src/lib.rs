@@ -30,6 +30,7 @@ pub mod backend;
 pub mod bench;
 pub mod bulk;
 pub mod curand_host;
+pub mod distributions;
 pub mod error;
 pub mod generate;
 pub mod pricing;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpmc::backend::{self, BackendKind, BackendOptions};
 use warpmc::curand_host::CurandOrdering;
+use warpmc::distributions::{DistKind, DistSpec, Transform};
 use warpmc::generate::{CurandLayout, Distribution, Format, GenerateSpec, Precision};
 use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PriceReport, PricingJob, price_asian_basket_with_progress};
@@ -121,9 +122,27 @@ struct GenerateArgs {
     generator: GeneratorKind,
     #[arg(long, value_enum, default_value_t = Distribution::U32)]
     distribution: Distribution,
-    /// Precision of uniforms: f32 (one word each) or f64 (53 random bits from two words).
+    /// Precision of uniforms and distributions: f32 (one word per uniform) or f64 (53 random
+    /// bits from two words).
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     precision: Precision,
+    /// How uniforms become the distribution: normal and lognormal box-muller (default),
+    /// inversion, inversion-naive, polar, ziggurat; exponential inversion (default), ziggurat;
+    /// gamma box-muller (default), ziggurat (its normals).
+    #[arg(long, value_enum)]
+    transform: Option<Transform>,
+    /// Mean of --distribution normal (of the logarithm for lognormal).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    mean: f64,
+    /// Standard deviation of --distribution normal (of the logarithm for lognormal), > 0.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    sd: f64,
+    /// Shape of --distribution gamma, in (0, 1e9].
+    #[arg(long, allow_negative_numbers = true)]
+    shape: Option<f64>,
+    /// Mean of --distribution poisson, in [0, 2^31]; rate of exponential (default 1), > 0.
+    #[arg(long, allow_negative_numbers = true)]
+    lambda: Option<f64>,
     /// The layout: warpmc's streams (--stream, --streams), or cuRAND's host-API layout
     /// (curandGenerate*, CURAND_ORDERING_PSEUDO_LEGACY or _DEFAULT) for xorwow, mrg32k3a-curand and
     /// philox4x32-10: cuRAND's values, bit for bit.
@@ -147,7 +166,8 @@ struct GenerateArgs {
     /// definition's order (hybrid-taus: z1,z2,z3,z4 with z1 >= 2, z2 >= 8, z3 >= 16).
     #[arg(long, value_parser = parse_state, conflicts_with_all = ["seed", "stream", "streams"])]
     state: Option<RawState>,
-    /// Transform mode for `--distribution normal`.
+    /// Arithmetic of the distributions: exact (the same bits on the CPU and the GPU) or fast
+    /// (the GPU's approximate instructions; f64 has exact mode only).
     #[arg(long, value_enum, default_value_t = Mode::Exact)]
     mode: Mode,
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -450,6 +470,14 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
     let spec = GenerateSpec {
         curand,
         distribution: a.distribution,
+        dist: DistSpec {
+            transform: a.transform,
+            mean: a.mean,
+            sd: a.sd,
+            shape: a.shape,
+            lambda: a.lambda,
+            ..DistSpec::new(DistKind::Normal)
+        },
         precision: a.precision,
         mode: a.mode,
         count,
@@ -526,8 +554,8 @@ fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
     Ok(())
 }
 
-/// Every kernel of the module once, small: each generator's stream set-up, five fills and two
-/// Asian basket modes, the constant-RNG baseline, and cuRAND's host-API layout for the three
+/// Every kernel of the module once, small: each generator's stream set-up, five fills, its
+/// distribution fills (every distribution and transform it can drive) and two Asian basket modes, the constant-RNG baseline, and cuRAND's host-API layout for the three
 /// generators cuRAND has. Prints one line per generator.
 fn check_kernels() -> warpmc::Result<()> {
     use warpmc::backend::{FillKind, StreamInit};
@@ -547,11 +575,20 @@ fn check_kernels() -> warpmc::Result<()> {
             let long = StreamInit::Seeded { generator, seed: 3, first: 0, count: 3 };
             warpmc::generate::generate_words(gpu.as_ref(), kind, &long, 20011)?;
         }
+        // Every distribution kernel (f32 exact, f32 fast, f64, counts) through every arm of its
+        // dispatch: each distribution and transform the generator can drive.
+        let mut dists = 0;
+        for d in warpmc::distributions::every_spec() {
+            if d.check_generator(generator).is_ok() {
+                warpmc::generate::generate_words(gpu.as_ref(), FillKind::Dist(d.fill()), &init, 1003)?;
+                dists += 1;
+            }
+        }
         let p = AsianBasket::default().kernel_job(8).steps;
         for mode in [Mode::Exact, Mode::Fast] {
             gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
         }
-        println!("{generator}: init, 5 fills (short and long), 2 Asian basket modes");
+        println!("{generator}: init, 5 fills (short and long), {dists} distribution fills, 2 Asian basket modes");
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");

@@ -9,11 +9,14 @@ use std::ops::Range;
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
-use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words};
+use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, dispatch, dispatch_counts};
+use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
+use warpmc_kernels::real::{Double, Single};
 use warpmc_kernels::rng::Generator;
 use warpmc_kernels::{Exact, Fast};
 
 use super::{Executor, FillKind, Filler, StreamInit};
+use crate::distributions::{DistFill, Precision};
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
@@ -388,6 +391,77 @@ fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
     Ok(())
 }
 
+/// A block of a distribution fill ([`FillKind::Dist`]): each stream's groups drawn by its own
+/// loop over the shared sampler ([`warpmc_kernels::fill::fill_stream_sampled`], the GPU
+/// kernels' loop too), the streams spread over the pool.
+fn fill_dist<G: Generator>(pool: &rayon::ThreadPool, states: &mut [G], out: &mut [u32], d: DistFill) -> Result<()> {
+    if !d.fixed_words && G::LANES > 1 {
+        return Err(Error::invalid(
+            "generator",
+            G::NAME,
+            "a generator whose streams draw one word at a time for a transform that rejects",
+        ));
+    }
+    let p = d.params();
+    let visit = CpuDist { pool, states, out };
+    if d.is_counts() {
+        return dispatch_counts(&p, visit);
+    }
+    match (d.precision, d.mode) {
+        (Precision::F32, Mode::Exact) => dispatch::<Single<Exact>, _>(&p, visit),
+        (Precision::F32, Mode::Fast) => dispatch::<Single<Fast>, _>(&p, visit),
+        (Precision::F64, _) => dispatch::<Double, _>(&p, visit),
+    }
+}
+
+struct CpuDist<'a, G> {
+    pool: &'a rayon::ThreadPool,
+    states: &'a mut [G],
+    out: &'a mut [u32],
+}
+
+/// A pointer that the workers of one fill share: each writes only its own stream's places.
+#[derive(Clone, Copy)]
+struct Shared(*mut u32);
+// SAFETY: the fill's workers write disjoint words through it (each its stream's groups of the
+// interleaved layout), and the fill waits for all of them before the buffer is used again.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
+    type Out = Result<()>;
+
+    fn visit<S: Sampler>(self, sampler: S) -> Result<()> {
+        let w = <S::Item as Value>::WORDS;
+        let values = self.out.len() / w;
+        let streams = self.states.len();
+        let (out, len) = (Shared(self.out.as_mut_ptr()), self.out.len());
+        self.pool.install(|| {
+            self.states.par_iter_mut().enumerate().with_min_len(16).for_each(|(s, rng)| {
+                let out = out;
+                let mut iters = 0;
+                fill_stream_sampled(&sampler, rng, s, streams, values, 0, &mut iters, |base, g, valid| {
+                    for (i, v) in g.iter().take(valid).enumerate() {
+                        let words = v.words();
+                        for (k, &word) in words.iter().take(w).enumerate() {
+                            let at = (base + i) * w + k;
+                            assert!(at < len);
+                            // SAFETY: in bounds (checked); value `base + i` belongs to stream `s`
+                            // alone in the layout, so no other worker writes this word.
+                            unsafe { out.0.add(at).write(word) };
+                        }
+                    }
+                });
+            })
+        });
+        Ok(())
+    }
+
+    fn unknown(self) -> Result<()> {
+        Err(Error::invalid("distribution", "this combination", "one that warpmc_kernels::dist::dispatch knows"))
+    }
+}
+
 /// Streams per task: one task on one thread; otherwise two tasks per thread, so that a thread
 /// slowed by other work can hand one over, in whole lockstep groups. With too few streams for
 /// that, whole lockstep groups still, on fewer threads: eight streams stepped together on one
@@ -413,6 +487,7 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
             FillKind::UniformsF64 => fill_block::<UniformsF64, G>(pool, states, staging, out),
             FillKind::Normals(Mode::Exact) => fill_block::<Normals<Exact>, G>(pool, states, staging, out),
             FillKind::Normals(Mode::Fast) => fill_block::<Normals<Fast>, G>(pool, states, staging, out),
+            FillKind::Dist(d) => fill_dist::<G>(pool, states, out, d),
         }
     }
 }

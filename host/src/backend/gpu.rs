@@ -11,13 +11,15 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, LaunchConfig,
+    PushKernelArg,
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
 use warpmc_kernels::rng::Generator;
 
 use super::{BackendOptions, Executor, FillKind, Filler, StreamInit, state_words};
+use crate::distributions::Precision;
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
@@ -45,6 +47,8 @@ unsafe impl DeviceRepr for ByValue<AsianBasketSteps> {}
 // SAFETY: CurandCall is #[repr(C)], Copy, five u64 fields, and the PTX parameter is declared
 // from the same definition.
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::curand::CurandCall> {}
+// SAFETY: as above: `DistParams` is `#[repr(C)]`, two u32 and two f64, no pointers.
+unsafe impl DeviceRepr for ByValue<warpmc_kernels::dist::DistParams> {}
 
 /// A launch of `grid` blocks of `block` threads, each with `per_thread` bytes of dynamic shared
 /// memory.
@@ -66,6 +70,10 @@ struct GeneratorKernels {
     fill_uniform_f64: CudaFunction,
     fill_normal_exact: CudaFunction,
     fill_normal_fast: CudaFunction,
+    /// Distribution fills (`dist_kernels_*!`): f32 exact, f32 fast, f64, and Poisson's `u32`
+    /// (absent for a collective generator, whose lanes cannot draw a variable number of words).
+    fill_dist: [CudaFunction; 3],
+    fill_dist_u32: Option<CudaFunction>,
     /// Words per state (`size_of` the generator's state / 4); 1 (a lane's word) for a
     /// collective generator.
     state_words: usize,
@@ -98,6 +106,8 @@ impl GeneratorKernels {
             fill_uniform_f64: f("fill_uniform_f64")?,
             fill_normal_exact: f("fill_normal_exact")?,
             fill_normal_fast: f("fill_normal_fast")?,
+            fill_dist: [f("fill_dist_f32_exact")?, f("fill_dist_f32_fast")?, f("fill_dist_f64")?],
+            fill_dist_u32: if with_generator!(g, G => G::LANES) == 1 { Some(f("fill_dist_u32")?) } else { None },
             state_words: with_generator!(g, G => if G::LANES == 1 { size_of::<G>() / 4 } else { 1 }),
             lanes: with_generator!(g, G => G::LANES),
             shared_per_thread: with_generator!(g, G => G::SHARED_BYTES_PER_THREAD),
@@ -111,7 +121,7 @@ impl GeneratorKernels {
         [&self.fill_u32, &self.fill_uniform, &self.fill_uniform_f64, &self.fill_normal_exact, &self.fill_normal_fast]
     }
 
-    fn all(&self) -> [&CudaFunction; 8] {
+    fn all(&self) -> impl Iterator<Item = &CudaFunction> {
         [
             &self.asian_exact,
             &self.asian_fast,
@@ -122,6 +132,9 @@ impl GeneratorKernels {
             &self.fill_normal_exact,
             &self.fill_normal_fast,
         ]
+        .into_iter()
+        .chain(&self.fill_dist)
+        .chain(&self.fill_dist_u32)
     }
 }
 
@@ -420,6 +433,13 @@ impl GpuExecutor {
             FillKind::UniformsF64 => &k.fill_uniform_f64,
             FillKind::Normals(Mode::Exact) => &k.fill_normal_exact,
             FillKind::Normals(Mode::Fast) => &k.fill_normal_fast,
+            FillKind::Dist(d) => match (d.is_counts(), d.precision, d.mode) {
+                // `launch_fill` refuses counts for a collective generator before asking.
+                (true, ..) => k.fill_dist_u32.as_ref().expect("a generator with per-thread states"),
+                (false, Precision::F32, Mode::Exact) => &k.fill_dist[0],
+                (false, Precision::F32, Mode::Fast) => &k.fill_dist[1],
+                (false, Precision::F64, _) => &k.fill_dist[2],
+            },
         }
     }
 
@@ -498,9 +518,37 @@ impl GpuExecutor {
             out.len() as u64 >= len * kind.words_per_value() as u64
                 && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes
         );
+        let dist = match kind {
+            FillKind::Dist(d) => {
+                if k.lanes > 1 && !d.fixed_words {
+                    return Err(Error::invalid(
+                        "generator",
+                        g,
+                        "a generator whose streams draw one word at a time for a transform that rejects",
+                    ));
+                }
+                // The distribution kernels store groups as 16-byte vectors (`gpu.rs`,
+                // `fill_sampled_stores`).
+                let (at, _guard) = out.device_ptr(&self.stream);
+                if at % 16 != 0 {
+                    return Err(Error::invalid(
+                        "output buffer",
+                        format!("{at:#x}"),
+                        "a 16-byte aligned device address",
+                    ));
+                }
+                Some(ByValue(d.params()))
+            }
+            _ => None,
+        };
         let f = self.fill_function(g, kind);
-        let grid =
-            self.grid_for_block(f, streams.lanes * k.threads_per_stream, k.fill_shared_per_thread, k.fill_block)?;
+        // Distribution fills give every stream one thread, MT19937's too (with no shared memory).
+        let (threads_per_stream, shared, block) = if dist.is_some() && k.threads_per_stream > 1 {
+            (1, 0, self.block)
+        } else {
+            (k.threads_per_stream, k.fill_shared_per_thread, k.fill_block)
+        };
+        let grid = self.grid_for_block(f, streams.lanes * threads_per_stream, shared, block)?;
         let mut b = self.stream.launch_builder(f);
         b.arg(out).arg(&len).arg(&mut streams.words);
         if k.lanes == 1 {
@@ -508,12 +556,14 @@ impl GpuExecutor {
         } else {
             b.arg(&streams.streams).arg(&streams.pad).arg(&streams.lanes);
         }
+        if let Some(p) = &dist {
+            b.arg(p);
+        }
         // SAFETY: `out` holds at least `len` values and `words` the states (asserted); the
         // argument list is the kernel's (a collective generator's fill takes the lane layout
         // too); the shared memory is what the generator's fill kernels need (checked against the
         // device's limit in `new`).
-        unsafe { b.launch(config_block(grid, k.fill_shared_per_thread, k.fill_block)) }
-            .map_err(gpu_err("fill launch"))?;
+        unsafe { b.launch(config_block(grid, shared, block)) }.map_err(gpu_err("fill launch"))?;
         Ok(())
     }
 

@@ -53,6 +53,8 @@ pub enum FillKind {
     UniformsF64,
     /// Standard normal `f32` by Box-Muller.
     Normals(Mode),
+    /// A distribution of [`crate::distributions`]: any transform, precision and mode.
+    Dist(crate::distributions::DistFill),
 }
 
 impl FillKind {
@@ -60,6 +62,7 @@ impl FillKind {
     pub const fn words_per_value(self) -> usize {
         match self {
             FillKind::UniformsF64 => 2,
+            FillKind::Dist(d) => d.words_per_value(),
             FillKind::Words | FillKind::Uniforms | FillKind::Normals(_) => 1,
         }
     }
