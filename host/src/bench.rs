@@ -259,6 +259,9 @@ pub struct GpuBench {
     pub normals: Vec<Measured>,
     /// cuRAND host API, `curandGenerateNormal` into the same buffer size.
     pub curand_normals: Vec<Rate>,
+    /// Every distribution and transform (`crate::distributions`) with hybrid-taus, warp-shfl
+    /// and philox4x32-10 underneath, f32 exact and fast and f64, to device memory.
+    pub distributions: Vec<Measured>,
     /// Why a cuRAND generator could not be measured, if so.
     pub curand_errors: Vec<String>,
     /// Our fast normals (default generator) over cuRAND's fastest normals.
@@ -465,6 +468,7 @@ mod gpu {
             FillKind::Uniforms => format!("{g}, uniform f32"),
             FillKind::UniformsF64 => format!("{g}, uniform f64 (53 bits)"),
             FillKind::Normals(m) => format!("{g} + Box-Muller {}, f32 normals", m.name()),
+            FillKind::Dist(d) => format!("{g} + {}", d.describe()),
         }
     }
 
@@ -564,6 +568,16 @@ mod gpu {
             ),
             fill(exec, default, FillKind::Normals(Mode::Exact), &mut out, fill_streams, s, wbw),
         ];
+
+        let mut distributions = Vec::new();
+        for g in [GeneratorKind::HybridTaus, GeneratorKind::WarpShfl, GeneratorKind::Philox4x32x10] {
+            log(&format!("GPU: {g}: every distribution and transform"));
+            for d in crate::distributions::every_spec() {
+                if d.check_generator(g).is_ok() {
+                    distributions.push(fill(exec, g, FillKind::Dist(d.fill()), &mut out, fill_streams, s, wbw));
+                }
+            }
+        }
 
         // SAFETY: probes for the library only.
         let curand_present: std::result::Result<(), String> = if unsafe { cs::is_culib_present() } {
@@ -687,6 +701,7 @@ mod gpu {
             fill_streams,
             normals,
             curand_normals,
+            distributions,
             curand_errors,
             speedup_fast_normals_vs_best_curand: speedup,
             curand,
@@ -1463,6 +1478,25 @@ impl BenchReport {
                 let text = if text == "failed" { "failed | | ".to_string() } else { text };
                 m += &format!("| {name} | {text} |\n");
             }
+            if !g.distributions.is_empty() {
+                m += "\n| distributions (GPU, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
+            }
+            for r in &g.distributions {
+                let text = cell(
+                    Some(r),
+                    |r| {
+                        format!(
+                            "{} | {:.3} | {:.0}%",
+                            si(r.per_second),
+                            r.ms,
+                            100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0)
+                        )
+                    },
+                    &mut failures,
+                );
+                let text = if text == "failed" { "failed | | ".to_string() } else { text };
+                m += &format!("| {} | {text} |\n", r.name());
+            }
             if let Some(x) = g.speedup_fast_normals_vs_best_curand {
                 m += &format!("\nFast normals over cuRAND's fastest normals: **{x:.2}x**.\n");
             }
@@ -1647,6 +1681,7 @@ mod tests {
                 ms: 2.0,
                 fraction_of_write_bandwidth: Some(0.04),
             }],
+            distributions: Vec::new(),
             curand_errors: vec!["cuRAND MTGP32: no".into()],
             speedup_fast_normals_vs_best_curand: Some(10.0),
             curand: vec![

@@ -1,9 +1,11 @@
 //! `cargo xtask device-bundle`: `target/device-bundle/`, everything a GPU machine without Rust
 //! needs: the release CLI, every test executable of the workspace (as `<target>-test`), `run.sh`
 //! (runs them all with `WARPMC_REQUIRE_GPU=1`, then a GPU pricing job and the benchmark) and
-//! `README.txt`; and `target/device-pack/device-bundle.tar.gz`, the same packed, which must stay
-//! under 64 MiB (what one carried folder may hold on the lent GPU machines: the executables each
-//! embed the kernels' module, so the unpacked bundle is larger).
+//! `README.txt`; and `target/device-pack/device-bundle.tar.xz`, the same packed, which must stay
+//! under 64 MiB (what one carried folder may hold on the lent GPU machines). The executables each
+//! embed the kernels' module (already deflated, some 12 MiB since the distributions issue), so
+//! gzip's 32 KiB window packs every copy again; xz at level 9 has a 64 MiB dictionary, which
+//! reaches back to the previous executable's copy and stores it once.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -20,7 +22,7 @@ use crate::util::{capture, cargo, describe, heading, mib, run};
 const BUNDLE: &str = "target/device-bundle";
 /// The folder that travels: the bundle packed.
 const PACK_DIR: &str = "target/device-pack";
-const PACK: &str = "target/device-pack/device-bundle.tar.gz";
+const PACK: &str = "target/device-pack/device-bundle.tar.xz";
 const LIMIT_BYTES: u64 = 64 * 1024 * 1024;
 const RUN_SH: &str = include_str!("device_run.sh");
 const README: &str = include_str!("device_readme.txt");
@@ -93,7 +95,8 @@ pub fn device_bundle() -> Result<()> {
         fs::remove_dir_all(PACK_DIR).with_context(|| format!("cannot clear {PACK_DIR}"))?;
     }
     fs::create_dir_all(PACK_DIR)?;
-    run(Command::new("tar").args(["-czf", PACK, "-C", "target", "device-bundle"]))?;
+    // Single-threaded level 9 (a threaded xz cuts the input into blocks, which no match crosses).
+    run(Command::new("tar").env("XZ_OPT", "-9 -T1").args(["-cJf", PACK, "-C", "target", "device-bundle"]))?;
     let packed = fs::metadata(PACK)?.len();
     println!("  {:>9}  {PACK} (limit {})", mib(packed), mib(LIMIT_BYTES));
     if packed > LIMIT_BYTES {
@@ -102,7 +105,7 @@ pub fn device_bundle() -> Result<()> {
     println!(
         "\nxtask device-bundle: wrote {} ({}, {} test executables{}) and {PACK} ({}).\n\
          On the GPU machine: bash {BUNDLE}/run.sh [OUT_DIR], or from the packed copy:\n  \
-         tar -xzf {PACK} -C /tmp && bash /tmp/device-bundle/run.sh [OUT_DIR]",
+         tar -xJf {PACK} -C /tmp && bash /tmp/device-bundle/run.sh [OUT_DIR]",
         bundle.canonicalize()?.display(),
         mib(total),
         tests.len(),

@@ -315,7 +315,8 @@ fi
 if want sanitizer; then
 # --- compute-sanitizer: every kernel once, memcheck and racecheck ---------------------------------
 # `warpmc check-kernels` runs every kernel of the module once at a small size: each generator's
-# stream set-up, its four fills and its two Asian basket modes, and the constant-RNG baseline.
+# stream set-up, its fills, its distribution fills (every distribution and transform) and its two
+# Asian basket modes, and the constant-RNG baseline.
 # A GPU price job runs them as users do, through the library's batching.
 SAN_LOG="$OUT_DIR/sanitizer.log"
 : >"$SAN_LOG"
