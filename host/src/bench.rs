@@ -608,6 +608,23 @@ mod gpu {
                         Err(e) => curand_errors.push(format!("{name}: {e}")),
                     }
                 }
+                // cuRAND's other distributions, beside warpmc's in the distributions table.
+                for (name, kind) in [
+                    ("cuRAND XORWOW", curandRngType_t::CURAND_RNG_PSEUDO_XORWOW),
+                    ("cuRAND Philox4_32_10", curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10),
+                ] {
+                    for what in ["normal f64", "lognormal f32", "poisson (mean 100)"] {
+                        let label = format!("{name} {what}");
+                        log(&format!("GPU: {label}"));
+                        distributions.push(Measured::from_result(
+                            label.clone(),
+                            guarded(&label, || {
+                                let (values, bytes, ms) = curand_other_ms(exec, kind, what, &mut out, s.reps)?;
+                                Ok(Rate::new(label.clone(), values as f64, ms)?.of_bandwidth(bytes, wbw))
+                            }),
+                        ));
+                    }
+                }
             }
         }
         let best = curand_normals.iter().map(|r| r.per_second).fold(0.0, f64::max);
@@ -871,6 +888,35 @@ mod gpu {
             unsafe { <cs::curandGenerator_t as cr::UniformFill<V>>::fill(generator.0, ptr as *mut V, n) }
                 .map_err(gpu_err)
         })
+    }
+
+    /// cuRAND's `what` ("normal f64", "lognormal f32", "poisson (mean 100)") filling `out`:
+    /// `(values, bytes per value, ms)`.
+    fn curand_other_ms(
+        exec: &GpuExecutor,
+        kind: curandRngType_t,
+        what: &str,
+        out: &mut CudaSlice<u32>,
+        reps: usize,
+    ) -> Result<(usize, f64, f64)> {
+        let stream = exec.stream().clone();
+        let generator = CurandGenerator::new(exec, kind, false)?;
+        let words = out.len();
+        let (values, bytes) = if what == "normal f64" { (words / 2, 8.0) } else { (words, 4.0) };
+        let ms = timed(exec, reps, || {
+            let (ptr, _sync) = out.device_ptr_mut(&stream);
+            // SAFETY: `out` holds `words` words, as many as the call writes (`values` values of
+            // `bytes` bytes); the generator is live and on the executor's stream.
+            unsafe {
+                match what {
+                    "normal f64" => cr::generate::normal_f64(generator.0, ptr as *mut f64, values, 0.0, 1.0),
+                    "lognormal f32" => cr::generate::log_normal_f32(generator.0, ptr as *mut f32, values, 0.0, 1.0),
+                    _ => cr::generate::poisson_u32(generator.0, ptr as *mut u32, values, 100.0),
+                }
+            }
+            .map_err(gpu_err)
+        })?;
+        Ok((values, bytes, ms))
     }
 
     fn curand_normals_ms(

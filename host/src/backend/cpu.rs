@@ -657,6 +657,7 @@ mod tests {
                     };
                     vec![if m % 2 == 0 { a } else { b }.to_bits()]
                 }
+                FillKind::Dist(_) => unreachable!("this reference covers the fixed fills"),
             };
             let threads = exec.threads();
             assert_eq!(got, want, "{g}, {kind:?}, {streams} streams, {threads} threads, blocks {blocks:?}: value {i}");
