@@ -89,6 +89,11 @@ struct GeneratorKernels {
     /// Threads per block of its fill kernels: the user's block, else [`DEFAULT_BLOCK`], or
     /// [`WARP_STREAM_FILL_BLOCK`] for a warp-stream generator (set in `GpuExecutor::new`).
     fill_block: u32,
+    /// Threads per block of its distribution fills: the user's block, else [`DEFAULT_BLOCK`],
+    /// at most what their registers allow (set in `GpuExecutor::new`).
+    dist_block: u32,
+    /// The largest block every distribution fill can launch with.
+    dist_max: u32,
 }
 
 impl GeneratorKernels {
@@ -114,6 +119,8 @@ impl GeneratorKernels {
             threads_per_stream: with_generator!(g, G => G::THREADS_PER_STREAM as u64),
             fill_shared_per_thread: with_generator!(g, G => G::FILL_SHARED_BYTES_PER_THREAD),
             fill_block: DEFAULT_BLOCK,
+            dist_block: DEFAULT_BLOCK,
+            dist_max: 1024,
         })
     }
 
@@ -121,6 +128,8 @@ impl GeneratorKernels {
         [&self.fill_u32, &self.fill_uniform, &self.fill_uniform_f64, &self.fill_normal_exact, &self.fill_normal_fast]
     }
 
+    /// Every kernel but the distribution fills (whose block is limited on its own:
+    /// [`Self::dist_block`]).
     fn all(&self) -> impl Iterator<Item = &CudaFunction> {
         [
             &self.asian_exact,
@@ -133,8 +142,10 @@ impl GeneratorKernels {
             &self.fill_normal_fast,
         ]
         .into_iter()
-        .chain(&self.fill_dist)
-        .chain(&self.fill_dist_u32)
+    }
+
+    fn dists(&self) -> impl Iterator<Item = &CudaFunction> {
+        self.fill_dist.iter().chain(&self.fill_dist_u32)
     }
 }
 
@@ -231,7 +242,19 @@ impl GpuExecutor {
                 format!("a multiple of 32 in [32, {max_block}] (the kernels' register use limits the block size)"),
             ));
         }
+        // The distribution fills hold whole rejection methods and take more registers (on an
+        // H100 some allow only 384 threads a block): their own limit, so that they do not cap
+        // every other kernel's block.
+        let mut dist_max = 1024;
+        for f in generators.iter().flat_map(GeneratorKernels::dists) {
+            let m = f
+                .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+                .map_err(gpu_err("kernel attributes"))?;
+            dist_max = dist_max.min(m as u32 / 32 * 32);
+        }
         for k in &mut generators {
+            k.dist_block = block.min(dist_max);
+            k.dist_max = dist_max;
             k.fill_block = match opts.gpu_block {
                 Some(b) => b,
                 None if k.threads_per_stream == 32 => WARP_STREAM_FILL_BLOCK.min(max_block),
@@ -520,6 +543,16 @@ impl GpuExecutor {
         );
         let dist = match kind {
             FillKind::Dist(d) => {
+                if self.block_chosen && self.block > k.dist_max {
+                    return Err(Error::invalid(
+                        "gpu_block",
+                        self.block,
+                        format!(
+                            "a multiple of 32 in [32, {}] for distribution fills (their register use limits the block)",
+                            k.dist_max
+                        ),
+                    ));
+                }
                 if k.lanes > 1 && !d.fixed_words {
                     return Err(Error::invalid(
                         "generator",
@@ -543,8 +576,8 @@ impl GpuExecutor {
         };
         let f = self.fill_function(g, kind);
         // Distribution fills give every stream one thread, MT19937's too (with no shared memory).
-        let (threads_per_stream, shared, block) = if dist.is_some() && k.threads_per_stream > 1 {
-            (1, 0, self.block)
+        let (threads_per_stream, shared, block) = if dist.is_some() {
+            (1, if k.threads_per_stream > 1 { 0 } else { k.fill_shared_per_thread }, k.dist_block)
         } else {
             (k.threads_per_stream, k.fill_shared_per_thread, k.fill_block)
         };
