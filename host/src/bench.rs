@@ -1507,27 +1507,8 @@ impl BenchReport {
             m +=
                 "| normals (GPU, f32, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
             let curand_normals = g.curand_normals.iter().cloned().map(Measured::Ok);
-            for r in g.normals.iter().cloned().chain(curand_normals) {
-                let name = r.name().to_string();
-                let text = cell(
-                    Some(&r),
-                    |r| {
-                        format!(
-                            "{} | {:.3} | {:.0}%",
-                            si(r.per_second),
-                            r.ms,
-                            100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0)
-                        )
-                    },
-                    &mut failures,
-                );
-                let text = if text == "failed" { "failed | | ".to_string() } else { text };
-                m += &format!("| {name} | {text} |\n");
-            }
-            if !g.distributions.is_empty() {
-                m += "\n| distributions (GPU, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
-            }
-            for r in &g.distributions {
+            // A rate's row: values/s, ms and share of the write bandwidth, or "failed".
+            let rate_row = |r: &Measured, failures: &mut Vec<String>| {
                 let text = cell(
                     Some(r),
                     |r| {
@@ -1538,10 +1519,19 @@ impl BenchReport {
                             100.0 * r.fraction_of_write_bandwidth.unwrap_or(0.0)
                         )
                     },
-                    &mut failures,
+                    failures,
                 );
                 let text = if text == "failed" { "failed | | ".to_string() } else { text };
-                m += &format!("| {} | {text} |\n", r.name());
+                format!("| {} | {text} |\n", r.name())
+            };
+            for r in g.normals.iter().cloned().chain(curand_normals) {
+                m += &rate_row(&r, &mut failures);
+            }
+            if !g.distributions.is_empty() {
+                m += "\n| distributions (GPU, to device memory) | values/s | ms | of write bandwidth |\n|---|---:|---:|---:|\n";
+            }
+            for r in &g.distributions {
+                m += &rate_row(r, &mut failures);
             }
             if let Some(x) = g.speedup_fast_normals_vs_best_curand {
                 m += &format!("\nFast normals over cuRAND's fastest normals: **{x:.2}x**.\n");

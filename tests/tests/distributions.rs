@@ -123,7 +123,7 @@ fn every_distribution_follows_its_law_on_the_cpu() {
 
 #[test]
 fn a_broken_law_is_caught() {
-    // The same check on values scaled by 1.01 (a normal's sd 1% high): it must fail.
+    // The same check on values scaled by 1.02 (a normal's sd 2% high): it must fail.
     let exec = cpu(2);
     let d = DistSpec::new(DistKind::Normal);
     let mut x = values(&*exec, &d, &seeded(GeneratorKind::Philox4x32x10, 7, 64), 1 << 17);
