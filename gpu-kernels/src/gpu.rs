@@ -564,10 +564,10 @@ unsafe fn fill_collective_stores<K: Group, G: Collective, const ALIGNED: bool>(
                     // Whole groups but the stream's last, which `len` may cut short (a constant
                     // length keeps the 16-byte vector store).
                     if r + 1 < mine {
-                        store_group::<true, _>(out, base as usize, g, GROUP);
+                        store_group::<ALIGNED, _>(out, base as usize, g, GROUP);
                         base += step;
                     } else if r + 1 == mine {
-                        store_group::<true, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                        store_group::<ALIGNED, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
                     }
                     r += 1;
                 }
