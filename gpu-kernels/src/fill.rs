@@ -7,6 +7,7 @@
 //! the stream. On the GPU each thread owns one stream and a warp writes 32 adjacent 16-byte
 //! groups, so the stores are coalesced and vectorised.
 
+use crate::tally::Tally;
 use crate::MathMode;
 use crate::convert::{u32_pair_to_unit_f64, u32_to_unit_open_closed};
 use crate::normal::box_muller;
@@ -127,7 +128,7 @@ pub fn fill_stream_sampled<S: crate::dist::Sampler, G: Uniform32, W: FnMut(usize
     streams: usize,
     len: usize,
     from_row: usize,
-    iters: &mut u32,
+    iters: &mut impl Tally,
     mut write: W,
 ) {
     let groups = len.div_ceil(GROUP);

@@ -31,6 +31,7 @@
 //! probabilities below `2^-33`. Results below the smallest positive `R` (possible for `α < 1`:
 //! `P(X < t) ≈ t^α / Γ(α + 1)`) round to zero or to a subnormal, as the true value would.
 
+use crate::tally::Tally;
 use crate::math64::{exp_f64, ln_f64};
 use crate::platform::sqrt_f64;
 use crate::real::{Arith, Real};
@@ -139,10 +140,10 @@ impl<R: Real> Gamma<R> {
         &self,
         rng: &mut G,
         normal: &mut impl FnMut(&mut G) -> R,
-        iters: &mut u32,
+        iters: &mut impl Tally,
     ) -> R {
         let y = loop {
-            *iters = iters.wrapping_add(1);
+            iters.tick();
             if let Some(y) = self.attempt::<A, G>(rng, normal) {
                 break y;
             }

@@ -15,10 +15,13 @@ use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use core::marker::PhantomData;
 
-use crate::dist::{DistParams, Sampler, SamplerVisitor, dispatch, dispatch_counts};
+use crate::dist::{DistParams, Sampler, SamplerVisitor, WarpSampler, cached_step, dispatch, dispatch_counts, warp_lanes_in_round};
 use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream, fill_stream_sampled};
 use crate::normal::BoxMuller;
-use crate::platform::nvptx::{shared_address, shared_load_group, shared_store_group, shfl_xor};
+use crate::platform::nvptx::{
+    active_mask, lane_id, lanemask_lt, shared_address, shared_load_group, shared_store_group, shfl_xor, vote_any,
+};
+use crate::tally::Tally;
 use crate::real::{Double, Single};
 use crate::rng::{Collective, Generator, WarpStream};
 use crate::{Exact, Fast, MathMode};
@@ -635,7 +638,14 @@ impl<G: Generator> SamplerVisitor for StatesFill<G> {
         // SAFETY: the kernel's contract: `out` holds `len` values of the kernel's item type
         // (which is `S::Item`: the kernel's precision picks the sampler's) and is aligned for
         // vector stores, `states` holds `streams` states.
-        unsafe { fill_sampled_stores::<S, G>(&s, out, self.len, self.states, self.streams) }
+        unsafe { fill_sampled_stores::<S, G>(&s, out, self.len, self.states, self.streams, &mut 0u32) }
+    }
+    #[inline(always)]
+    fn visit_warp<S: WarpSampler>(self, s: S) {
+        let out = self.out as *mut S::Item;
+        // SAFETY: as `visit`; the block is a multiple of 32 threads (the host checks every
+        // launch), so each warp's lanes are 32 consecutive streams.
+        unsafe { fill_cached_stores::<S, G>(&s, out, self.len, self.states, self.streams, &mut 0u32) }
     }
     #[inline(always)]
     fn unknown(self) {}
@@ -655,6 +665,7 @@ unsafe fn fill_sampled_stores<S: Sampler, G: Generator>(
     len: u64,
     states: *mut G,
     streams: u64,
+    iters: &mut impl Tally,
 ) {
     let (gtid, threads) = grid_position();
     let mut s = gtid;
@@ -662,7 +673,6 @@ unsafe fn fill_sampled_stores<S: Sampler, G: Generator>(
         // SAFETY: `states` holds `streams` states; `out` holds `len` values and is aligned.
         unsafe {
             let mut rng = states.add(s as usize).read();
-            let mut iters = 0u32;
             fill_stream_sampled(
                 sampler,
                 &mut rng,
@@ -670,13 +680,191 @@ unsafe fn fill_sampled_stores<S: Sampler, G: Generator>(
                 streams as usize,
                 len as usize,
                 0,
-                &mut iters,
+                iters,
                 |base, g, valid| store_group::<true, _>(out, base, g, valid),
             );
             states.add(s as usize).write(rng);
         }
         s += threads;
     }
+}
+
+/// [`fill_sampled_stores`] for a pre-cached warp sampler ([`WarpSampler`]): the lanes of a warp
+/// are streams `32j .. 32j + 31` (the block is a multiple of 32 and the grid stride too), and
+/// each call's loop runs until a `vote.sync.any` over the warp's lanes that still have a group
+/// in this round finds none without a current candidate. The same lanes, draws and order as
+/// [`crate::dist::fill_warp_cached`] on the CPU.
+///
+/// # Safety
+/// As [`fill_sampled_stores`]; `blockDim.x` is a multiple of 32.
+#[inline(always)]
+unsafe fn fill_cached_stores<S: WarpSampler, G: Generator>(
+    sampler: &S,
+    out: *mut S::Item,
+    len: u64,
+    states: *mut G,
+    streams: u64,
+    iters: &mut impl Tally,
+) {
+    let (gtid, threads) = grid_position();
+    let groups = len.div_ceil(GROUP as u64);
+    let lane = lane_id() as u64;
+    let mut s = gtid;
+    while s < streams {
+        let base = s - lane;
+        let mine = groups_of(s as i64, groups, streams);
+        // SAFETY: `states` holds `streams` states; `out` holds `len` values and is aligned;
+        // every lane of `mask` runs the same rounds and calls, so reaches each vote.
+        unsafe {
+            let mut rng = states.add(s as usize).read();
+            let mut state = sampler.lane();
+            let mut cache: Option<S::Cand> = None;
+            let mut base_at = s * GROUP as u64;
+            let step = streams * GROUP as u64;
+            let mut round = 0;
+            while round < mine {
+                let n = warp_lanes_in_round(base, round, groups, streams);
+                let mask = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+                let mut g = [S::Item::default(); GROUP];
+                let mut at = 0;
+                while at < GROUP {
+                    let mut current = cache.take();
+                    loop {
+                        cached_step(sampler, &mut state, &mut rng, &mut current, &mut cache);
+                        iters.tick();
+                        if !vote_any(mask, current.is_none()) {
+                            break;
+                        }
+                    }
+                    if let Some(c) = current {
+                        sampler.finish(&mut state, &mut rng, c, &mut g, at);
+                    }
+                    at += S::PER_CALL;
+                }
+                store_group::<true, _>(out, base_at as usize, g, (len - base_at).min(GROUP as u64) as usize);
+                base_at += step;
+                round += 1;
+            }
+            states.add(s as usize).write(rng);
+        }
+        s += threads;
+    }
+}
+
+/// `inverse_cdf_sweep(first, count, out)`: words `first .. first + count` (below `2^32`)
+/// through [`crate::inverse_normal::InversionSweep`], each thread a grid-stride share, its
+/// fields written to `out[FIELDS gtid ..]` (`out` holds `FIELDS` f64s per thread of the grid).
+#[unsafe(export_name = "inverse_cdf_sweep")]
+pub unsafe extern "ptx-kernel" fn inverse_cdf_sweep(first: u64, count: u64, out: *mut f64) {
+    use crate::inverse_normal::InversionSweep;
+    let (gtid, threads) = grid_position();
+    let mut acc = InversionSweep::default();
+    let mut i = gtid;
+    while i < count {
+        acc.add((first + i) as u32);
+        i += threads;
+    }
+    let a = acc.to_array();
+    let mut k = 0;
+    while k < InversionSweep::FIELDS {
+        // SAFETY: `out` holds `FIELDS` values per thread of the grid.
+        unsafe { out.add(InversionSweep::FIELDS * gtid as usize + k).write(a[k]) };
+        k += 1;
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Divergence diagnostics: the distribution fills of one generator (philox4x32-10) with a tally
+// that also counts the iterations each warp executes.
+// ------------------------------------------------------------------------------------------------
+
+/// A [`Tally`] for the diagnostic kernels: `lane` counts this thread's attempts, `warp` the
+/// iterations its warp executes at the same point, each counted by the lowest active lane
+/// (`activemask`), so the sum of `warp` over a warp's threads is the warp's iterations and the
+/// warp's efficiency is `Σ lane / (32 Σ warp)`.
+#[derive(Clone, Copy, Default)]
+struct WarpTally {
+    lane: u32,
+    warp: u32,
+}
+
+impl Tally for WarpTally {
+    #[inline(always)]
+    fn tick(&mut self) {
+        self.lane = self.lane.wrapping_add(1);
+        if active_mask() & lanemask_lt() == 0 {
+            self.warp = self.warp.wrapping_add(1);
+        }
+    }
+}
+
+/// The fill of [`StatesFill`] with a [`WarpTally`], written to `counts[2 gtid ..]` (`lane`,
+/// `warp`) for every thread of the grid.
+struct DiagFill<G> {
+    fill: StatesFill<G>,
+    counts: *mut u32,
+}
+
+impl<G: Generator> DiagFill<G> {
+    #[inline(always)]
+    fn write(&self, t: WarpTally) {
+        let (gtid, _) = grid_position();
+        // SAFETY: the kernel's contract: `counts` holds two words per thread of the grid.
+        unsafe {
+            self.counts.add(2 * gtid as usize).write(t.lane);
+            self.counts.add(2 * gtid as usize + 1).write(t.warp);
+        }
+    }
+}
+
+impl<G: Generator> SamplerVisitor for DiagFill<G> {
+    type Out = ();
+    #[inline(always)]
+    fn visit<S: Sampler>(self, s: S) {
+        let f = &self.fill;
+        let mut t = WarpTally::default();
+        // SAFETY: as `StatesFill::visit`.
+        unsafe { fill_sampled_stores::<S, G>(&s, f.out as *mut S::Item, f.len, f.states, f.streams, &mut t) }
+        self.write(t);
+    }
+    #[inline(always)]
+    fn visit_warp<S: WarpSampler>(self, s: S) {
+        let f = &self.fill;
+        let mut t = WarpTally::default();
+        // SAFETY: as `StatesFill::visit_warp`.
+        unsafe { fill_cached_stores::<S, G>(&s, f.out as *mut S::Item, f.len, f.states, f.streams, &mut t) }
+        self.write(t);
+    }
+    #[inline(always)]
+    fn unknown(self) {}
+}
+
+/// `diag_dist_f32__philox4x32_10(out, len, states, streams, params, counts)`: the f32 exact
+/// distribution fill with per-thread attempt and warp-iteration counts (`counts` holds two
+/// words per thread of the grid).
+#[unsafe(export_name = "diag_dist_f32__philox4x32_10")]
+pub unsafe extern "ptx-kernel" fn diag_dist_f32(
+    out: *mut u32,
+    len: u64,
+    states: *mut crate::rng::Philox4x32x10,
+    streams: u64,
+    p: DistParams,
+    counts: *mut u32,
+) {
+    dispatch::<Single<Exact>, _>(&p, DiagFill { fill: StatesFill { out, len, states, streams }, counts })
+}
+
+/// `diag_dist_u32__philox4x32_10`: [`diag_dist_f32`] for Poisson counts.
+#[unsafe(export_name = "diag_dist_u32__philox4x32_10")]
+pub unsafe extern "ptx-kernel" fn diag_dist_u32(
+    out: *mut u32,
+    len: u64,
+    states: *mut crate::rng::Philox4x32x10,
+    streams: u64,
+    p: DistParams,
+    counts: *mut u32,
+) {
+    dispatch_counts(&p, DiagFill { fill: StatesFill { out, len, states, streams }, counts })
 }
 
 /// The fill loop for a collective generator's lanes (fixed-word samplers only: the host

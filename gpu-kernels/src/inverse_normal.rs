@@ -442,6 +442,150 @@ impl Quantile for Double {
     }
 }
 
+/// The exhaustive accuracy sweep of `f32` inversion: every word's [`inversion`] (exact mode)
+/// against the `f64` PPND16 quantile at the word's exact reflected probability
+/// `(z' + 1/2) 2^-32` (relative error about 5e-16: a reference to far below an `f32` ulp), and
+/// every word's [`inversion_naive`]. The GPU runs it over all `2^32` words (`gpu.rs`,
+/// `inverse_cdf_sweep`), the CPU over samples; both add words with [`Self::add`] and combine
+/// threads with [`Self::merge`] in a fixed order.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct InversionSweep {
+    /// Words added.
+    pub words: f64,
+    /// The largest error of `inversion` in `f32` ulps of the reference (`2^(e - 23)` for a
+    /// reference in `[2^e, 2^(e+1))`), and a word where it occurs.
+    pub max_ulps: f64,
+    pub max_ulps_word: f64,
+    /// Words whose error exceeds 1, 2 and 4 ulps.
+    pub over_1: f64,
+    pub over_2: f64,
+    pub over_4: f64,
+    /// `Σ x`, `Σ x³` and the largest `|x|` of `inversion`.
+    pub sum: f64,
+    pub sum_cubes: f64,
+    pub max_abs: f64,
+    /// `inversion_naive`: words giving a non-finite value; over the finite values, `Σ x`,
+    /// `Σ x³`, the largest and the smallest value.
+    pub naive_non_finite: f64,
+    pub naive_sum: f64,
+    pub naive_sum_cubes: f64,
+    pub naive_max: f64,
+    pub naive_min: f64,
+}
+
+impl InversionSweep {
+    /// Add word `z`.
+    #[inline(always)]
+    pub fn add(&mut self, z: u32) {
+        let x = inversion::<Single<crate::Exact>, _>(&mut Once(z));
+        let zr = z ^ ((z as i32 >> 31) as u32);
+        let twice = (zr as u64) << 1;
+        const TWO_POW_M33: f64 = 1.0 / 8_589_934_592.0;
+        let r = Reflected {
+            p: (twice | 1) as f64 * TWO_POW_M33,
+            q: -(((1u64 << 32) - 1 - twice) as f64) * TWO_POW_M33,
+            upper: z >> 31 != 0,
+        }
+        .normal::<Double>();
+        // The ulp of `r` in f32: 2^(e - 23) from the exponent of `r` rounded to f32 (the
+        // rounding can only step up a binade where it loses less than half an ulp).
+        let bits = (r as f32).to_bits() & 0x7f80_0000;
+        let ulp = f32::from_bits(bits) as f64 * (1.0 / 8_388_608.0);
+        let err = ((x as f64) - r).abs() / ulp;
+        self.words += 1.0;
+        if err > self.max_ulps {
+            self.max_ulps = err;
+            self.max_ulps_word = z as f64;
+        }
+        self.over_1 += (err > 1.0) as u32 as f64;
+        self.over_2 += (err > 2.0) as u32 as f64;
+        self.over_4 += (err > 4.0) as u32 as f64;
+        let xd = x as f64;
+        self.sum += xd;
+        self.sum_cubes += xd * xd * xd;
+        self.max_abs = self.max_abs.max(xd.abs());
+        let n = inversion_naive::<Single<crate::Exact>, _>(&mut Once(z)) as f64;
+        if n.is_finite() {
+            self.naive_sum += n;
+            self.naive_sum_cubes += n * n * n;
+            self.naive_max = self.naive_max.max(n);
+            self.naive_min = self.naive_min.min(n);
+        } else {
+            self.naive_non_finite += 1.0;
+        }
+    }
+
+    /// Combine with `o` (the words of both).
+    pub fn merge(&mut self, o: &Self) {
+        self.words += o.words;
+        if o.max_ulps > self.max_ulps {
+            self.max_ulps = o.max_ulps;
+            self.max_ulps_word = o.max_ulps_word;
+        }
+        self.over_1 += o.over_1;
+        self.over_2 += o.over_2;
+        self.over_4 += o.over_4;
+        self.sum += o.sum;
+        self.sum_cubes += o.sum_cubes;
+        self.max_abs = self.max_abs.max(o.max_abs);
+        self.naive_non_finite += o.naive_non_finite;
+        self.naive_sum += o.naive_sum;
+        self.naive_sum_cubes += o.naive_sum_cubes;
+        self.naive_max = self.naive_max.max(o.naive_max);
+        self.naive_min = self.naive_min.min(o.naive_min);
+    }
+
+    /// Its fields as `f64`s (what the GPU kernel writes per thread), and back.
+    pub const FIELDS: usize = 15;
+    pub fn to_array(&self) -> [f64; Self::FIELDS] {
+        [
+            self.words,
+            self.max_ulps,
+            self.max_ulps_word,
+            self.over_1,
+            self.over_2,
+            self.over_4,
+            self.sum,
+            self.sum_cubes,
+            self.max_abs,
+            self.naive_non_finite,
+            self.naive_sum,
+            self.naive_sum_cubes,
+            self.naive_max,
+            self.naive_min,
+            0.0,
+        ]
+    }
+    pub fn from_array(a: &[f64]) -> Self {
+        Self {
+            words: a[0],
+            max_ulps: a[1],
+            max_ulps_word: a[2],
+            over_1: a[3],
+            over_2: a[4],
+            over_4: a[5],
+            sum: a[6],
+            sum_cubes: a[7],
+            max_abs: a[8],
+            naive_non_finite: a[9],
+            naive_sum: a[10],
+            naive_sum_cubes: a[11],
+            naive_max: a[12],
+            naive_min: a[13],
+        }
+    }
+}
+
+/// A word source that gives one word (the sweep's).
+struct Once(u32);
+impl Uniform32 for Once {
+    #[inline(always)]
+    fn next_u32(&mut self) -> u32 {
+        self.0
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::excessive_precision)] // reference values as published
 mod tests {

@@ -174,6 +174,38 @@ pub mod nvptx {
         fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: i32, clamp: i32) -> i32;
         #[link_name = "llvm.nvvm.bar.warp.sync"]
         fn bar_warp_sync(mask: u32);
+        #[link_name = "llvm.nvvm.vote.any.sync"]
+        fn vote_any_sync(mask: u32, pred: bool) -> bool;
+    }
+
+    /// Whether `pred` holds on any lane of `mask` (`vote.sync.any`).
+    ///
+    /// # Safety
+    /// Every lane of `mask` calls it at the same point with the same `mask`, and the calling
+    /// lane is in `mask`.
+    #[inline(always)]
+    pub unsafe fn vote_any(mask: u32, pred: bool) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { vote_any_sync(mask, pred) }
+    }
+
+    /// The lanes executing this instruction together (`activemask`): a diagnostic, read where
+    /// the warp's iterations are counted (not `pure`: it must stay where it is written).
+    #[inline(always)]
+    pub fn active_mask() -> u32 {
+        let m: u32;
+        // SAFETY: reading the active mask has no preconditions.
+        unsafe { core::arch::asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
+        m
+    }
+
+    /// The lanes below this one (`%lanemask_lt`).
+    #[inline(always)]
+    pub fn lanemask_lt() -> u32 {
+        let m: u32;
+        // SAFETY: reading a special register has no preconditions.
+        unsafe { core::arch::asm!("mov.u32 {m}, %lanemask_lt;", m = out(reg32) m, options(pure, nomem, nostack)) };
+        m
     }
 
     // The block's dynamic shared memory, sized at launch (`shared_mem_bytes`). One declaration

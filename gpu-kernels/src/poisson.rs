@@ -39,6 +39,7 @@
 //! right-hand side is evaluated as `k ln(λ/n) + (n - λ) - ln(n)/2 - ln(2π)/2 - S(n)` with
 //! `n = k + 1` ([`Poisson::ln_pmf`]), which avoids cancelling `k ln λ` against `ln k!`.
 
+use crate::tally::Tally;
 use crate::convert::u32_pair_to_unit_f64;
 use crate::gamma::{HALF_LN_2PI, stirling_series};
 use crate::math64::{exp_f64, ln_f64};
@@ -158,7 +159,7 @@ impl Poisson {
     /// iteration for `λ = 0` (see the module docs). Outside the host's range (negative, NaN or
     /// above [`LAMBDA_MAX`]) it returns 0 without drawing, so a kernel can never loop forever.
     #[inline(always)]
-    pub fn sample<G: Uniform32>(&self, rng: &mut G, iters: &mut u32) -> u32 {
+    pub fn sample<G: Uniform32>(&self, rng: &mut G, iters: &mut impl Tally) -> u32 {
         self.sample_with_ln_pmf(rng, iters, |k| self.ln_pmf(k))
     }
 
@@ -167,7 +168,7 @@ impl Poisson {
     /// `|k| self.ln_pmf(k)`; the tests pass a deliberately wrong `ln k!` through it to show
     /// that their checks see the difference.
     #[inline(always)]
-    pub fn sample_with_ln_pmf<G: Uniform32>(&self, rng: &mut G, iters: &mut u32, ln_pmf: impl Fn(u32) -> f64) -> u32 {
+    pub fn sample_with_ln_pmf<G: Uniform32>(&self, rng: &mut G, iters: &mut impl Tally, ln_pmf: impl Fn(u32) -> f64) -> u32 {
         if self.lambda >= SMALL_MEAN_LIMIT && self.lambda <= LAMBDA_MAX {
             self.ptrs(rng, iters, ln_pmf)
         } else if self.lambda > 0.0 && self.lambda < SMALL_MEAN_LIMIT {
@@ -195,7 +196,7 @@ impl Poisson {
 
     /// Inversion by sequential search (module docs).
     #[inline(always)]
-    fn inversion<G: Uniform32>(&self, rng: &mut G, iters: &mut u32) -> u32 {
+    fn inversion<G: Uniform32>(&self, rng: &mut G, iters: &mut impl Tally) -> u32 {
         let z0 = rng.next_u32();
         let z1 = rng.next_u32();
         let u = u32_pair_to_unit_f64(z0, z1);
@@ -203,7 +204,7 @@ impl Poisson {
         let mut p = self.exp_neg_lambda;
         let mut f = p;
         loop {
-            *iters = iters.wrapping_add(1);
+            iters.tick();
             if !(u > f) {
                 return k;
             }
@@ -224,9 +225,9 @@ impl Poisson {
     /// `|2a/us + b| |u| <= 0.86 b`) always has `0 < t < λ + 3 sqrt(λ) + 2`, inside that range
     /// (the lower end is smallest at `λ = 10`: 4.6), so no decision changes.
     #[inline(always)]
-    fn ptrs<G: Uniform32>(&self, rng: &mut G, iters: &mut u32, ln_pmf: impl Fn(u32) -> f64) -> u32 {
+    fn ptrs<G: Uniform32>(&self, rng: &mut G, iters: &mut impl Tally, ln_pmf: impl Fn(u32) -> f64) -> u32 {
         loop {
-            *iters = iters.wrapping_add(1);
+            iters.tick();
             let u = 0.5 * Double::signed_uniform(rng);
             let v = (rng.next_u32() as f64 + 0.5) * TWO_POW_M32;
             let us = 0.5 - Real::abs(u);

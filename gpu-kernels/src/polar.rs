@@ -6,6 +6,7 @@
 //! [`Single<M>`]: crate::real::Single
 //! [`Double`]: crate::real::Double
 
+use crate::tally::Tally;
 use crate::real::{Arith, Real};
 use crate::rng::Uniform32;
 
@@ -30,18 +31,29 @@ use crate::rng::Uniform32;
 /// `|u| = 9 · 2^-53`, `|v| = 2^-53` in `f64`, `|x|` = 11.6811 (a unit test searches the grid).
 /// (For comparison, one Box-Muller radius reaches 6.7637 in `f32`.)
 #[inline(always)]
-pub fn polar<A: Arith, G: Uniform32>(rng: &mut G, iters: &mut u32) -> (A::R, A::R) {
-    let minus_two = A::R::from_f64(-2.0);
+pub fn polar<A: Arith, G: Uniform32>(rng: &mut G, iters: &mut impl Tally) -> (A::R, A::R) {
     loop {
-        *iters = iters.wrapping_add(1);
-        let u = A::signed_uniform(rng);
-        let v = A::signed_uniform(rng);
-        let s = u * u + v * v;
-        if s < A::R::ONE && s > A::R::ZERO {
-            let f = A::sqrt((minus_two * A::ln(s)) / s);
-            return (u * f, v * f);
+        iters.tick();
+        if let Some(c) = polar_attempt::<A, G>(rng) {
+            return polar_pair::<A>(c);
         }
     }
+}
+
+/// One attempt of [`polar`]: `(u, v, s)` when the point lies inside the unit disc.
+#[inline(always)]
+pub fn polar_attempt<A: Arith, G: Uniform32>(rng: &mut G) -> Option<(A::R, A::R, A::R)> {
+    let u = A::signed_uniform(rng);
+    let v = A::signed_uniform(rng);
+    let s = u * u + v * v;
+    if s < A::R::ONE && s > A::R::ZERO { Some((u, v, s)) } else { None }
+}
+
+/// The pair of an accepted attempt `(u, v, s)`: `(u f, v f)`, `f = sqrt((-2 ln s) / s)`.
+#[inline(always)]
+pub fn polar_pair<A: Arith>((u, v, s): (A::R, A::R, A::R)) -> (A::R, A::R) {
+    let f = A::sqrt((A::R::from_f64(-2.0) * A::ln(s)) / s);
+    (u * f, v * f)
 }
 
 #[cfg(test)]

@@ -85,6 +85,7 @@
 //! for the tail's values. The grid of `x` is `x_i 2^-24` in `f32`: the values carry about 24 random bits,
 //! as [`Arith::uniform`] does.
 
+use crate::tally::Tally;
 use crate::MathMode;
 use crate::real::{Arith, Double, Real, Single};
 use crate::rng::Uniform32;
@@ -472,7 +473,7 @@ impl Zig for Double {
 /// `±m w_i`, `m` on the layer's grid of `2^24` (`f32`) or `2^53` (`f64`) points (so `±0` has
 /// probability about 2^-24 in `f32`); beyond `r` the values come from the tail's logarithms.
 #[inline(always)]
-pub fn ziggurat_normal<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut u32) -> A::R {
+pub fn ziggurat_normal<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut impl Tally) -> A::R {
     ziggurat_normal_variant::<A, G, false, false>(rng, iters)
 }
 
@@ -482,10 +483,10 @@ pub fn ziggurat_normal<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut u32) -> A:
 #[inline(always)]
 pub fn ziggurat_normal_variant<A: Zig, G: Uniform32, const SKIP_WEDGE: bool, const SKIP_TAIL_TEST: bool>(
     rng: &mut G,
-    iters: &mut u32,
+    iters: &mut impl Tally,
 ) -> A::R {
     loop {
-        *iters = iters.wrapping_add(1);
+        iters.tick();
         let a = A::normal_attempt(rng);
         let magnitude = if a.fast {
             a.x
@@ -507,7 +508,7 @@ pub fn ziggurat_normal_variant<A: Zig, G: Uniform32, const SKIP_WEDGE: bool, con
 fn normal_slow<A: Zig, G: Uniform32, const SKIP_WEDGE: bool, const SKIP_TAIL_TEST: bool>(
     a: Attempt<A::R>,
     rng: &mut G,
-    iters: &mut u32,
+    iters: &mut impl Tally,
 ) -> Option<A::R> {
     let r = A::R::from_f64(NORMAL.r);
     let half = A::R::from_f64(0.5);
@@ -519,7 +520,7 @@ fn normal_slow<A: Zig, G: Uniform32, const SKIP_WEDGE: bool, const SKIP_TAIL_TES
             if SKIP_TAIL_TEST || y + y > x * x {
                 return Some(r + x);
             }
-            *iters = iters.wrapping_add(1);
+            iters.tick();
         }
     }
     let f_out = A::normal_f(a.layer);
@@ -539,7 +540,7 @@ fn normal_slow<A: Zig, G: Uniform32, const SKIP_WEDGE: bool, const SKIP_TAIL_TES
 /// and 0 is possible (the grid point `m = 0`: probability about 2^-24 in `f32`, 2^-53 in
 /// `f64`); there is no fixed largest value (see the module docs).
 #[inline(always)]
-pub fn ziggurat_exponential<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut u32) -> A::R {
+pub fn ziggurat_exponential<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut impl Tally) -> A::R {
     ziggurat_exponential_variant::<A, G, false>(rng, iters)
 }
 
@@ -549,12 +550,12 @@ pub fn ziggurat_exponential<A: Zig, G: Uniform32>(rng: &mut G, iters: &mut u32) 
 #[inline(always)]
 pub fn ziggurat_exponential_variant<A: Zig, G: Uniform32, const SKIP_WEDGE: bool>(
     rng: &mut G,
-    iters: &mut u32,
+    iters: &mut impl Tally,
 ) -> A::R {
     let r = A::R::from_f64(EXPONENTIAL.r);
     let mut offset = A::R::ZERO;
     loop {
-        *iters = iters.wrapping_add(1);
+        iters.tick();
         let a = A::exponential_attempt(rng);
         if a.fast {
             return offset + a.x;

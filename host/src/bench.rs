@@ -262,6 +262,11 @@ pub struct GpuBench {
     /// Every distribution and transform (`crate::distributions`) with hybrid-taus, warp-shfl
     /// and philox4x32-10 underneath, f32 exact and fast and f64, to device memory.
     pub distributions: Vec<Measured>,
+    /// Warp divergence of the rejection transforms (philox4x32-10, f32 exact): the diagnostic
+    /// kernels' counts beside the models of `crate::divergence`, and the production fill's time.
+    pub divergence: Vec<DivergenceRow>,
+    /// f32 inversion over all 2^32 words against the f64 reference (`GpuExecutor::inverse_cdf_sweep`).
+    pub inversion_sweep: Option<SweepSummary>,
     /// Why a cuRAND generator could not be measured, if so.
     pub curand_errors: Vec<String>,
     /// Our fast normals (default generator) over cuRAND's fastest normals.
@@ -274,6 +279,43 @@ pub struct GpuBench {
     pub asian: Vec<Measured>,
     /// Fast Asian basket time over constant-RNG time.
     pub asian_fast_over_constant: Option<f64>,
+}
+
+/// One rejection transform's warp divergence, measured on the GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct DivergenceRow {
+    pub name: String,
+    /// Acceptance probability per attempt where the method is a geometric loop.
+    pub acceptance: Option<f64>,
+    /// Iterations a warp executed per call (a value, or a pair for polar), and the model's:
+    /// E[L_32] for a plain loop, the cached chain's steady state with pre-caching.
+    pub warp_iterations_per_call: f64,
+    pub model_per_call: Option<f64>,
+    /// Lane attempts over 32 times the warp's iterations.
+    pub efficiency: f64,
+    /// The production fill's time per value (philox4x32-10, f32 exact), nanoseconds.
+    pub ns_per_value: Option<f64>,
+    /// Whether the diagnostic kernel gave the production kernel's values.
+    pub same_values: bool,
+}
+
+/// The exhaustive f32 inversion sweep's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepSummary {
+    pub max_ulps: f64,
+    pub max_ulps_word: u64,
+    pub over_1_ulp: u64,
+    pub over_2_ulps: u64,
+    pub over_4_ulps: u64,
+    pub max_abs: f64,
+    pub mean: f64,
+    pub third_moment: f64,
+    pub naive_non_finite: u64,
+    pub naive_max: f64,
+    pub naive_min: f64,
+    pub naive_mean: f64,
+    pub naive_third_moment: f64,
+    pub ms: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -506,6 +548,121 @@ mod gpu {
         )
     }
 
+    /// The divergence table: each rejection transform plain and pre-cached through the
+    /// diagnostic kernels, with the production fill's time per value from `distributions` (or
+    /// measured here).
+    fn divergence_rows(
+        exec: &GpuExecutor,
+        out: &mut CudaSlice<u32>,
+        streams: u64,
+        s: &BenchSizes,
+        wbw: f64,
+        measured: &[Measured],
+    ) -> Vec<DivergenceRow> {
+        use crate::distributions::{DistKind, DistSpec, Transform};
+        use crate::divergence::{Loop, cached_model, expected_max_geometric};
+        let normal = DistSpec::new(DistKind::Normal);
+        let gamma = |k: f64| DistSpec { shape: Some(k), ..DistSpec::new(DistKind::Gamma) };
+        let poisson = |l: f64| DistSpec { lambda: Some(l), ..DistSpec::new(DistKind::Poisson) };
+        let pi4 = std::f64::consts::FRAC_PI_4;
+        let mut specs: Vec<(DistSpec, Option<f64>)> = vec![
+            (normal.with_transform(Transform::Polar), Some(pi4)),
+            (normal.with_transform(Transform::Polar).with_pre_cache(true), Some(pi4)),
+            (normal.with_transform(Transform::Ziggurat), None),
+        ];
+        for k in [0.5, 1.0, 2.0, 10.0] {
+            let p = Some(warpmc_kernels::gamma::acceptance(k));
+            specs.push((gamma(k), p));
+            specs.push((gamma(k).with_pre_cache(true), p));
+        }
+        specs.push((poisson(4.0), None));
+        specs.push((poisson(100.0), None));
+        // 64 groups per stream where the buffer holds them (fewer otherwise), whole rows.
+        let len = streams * 4 * (out.len() as u64 / (streams * 4)).clamp(1, 64);
+        let mut rows = Vec::new();
+        for (d, p) in specs {
+            let df = d.fill();
+            let name = df.describe();
+            let run = match exec.diag_dist(df, len, 17, streams) {
+                Ok(r) => r,
+                Err(e) => {
+                    rows.push(DivergenceRow {
+                        name: format!("{name}: failed: {e}"),
+                        acceptance: p,
+                        warp_iterations_per_call: f64::NAN,
+                        model_per_call: None,
+                        efficiency: f64::NAN,
+                        ns_per_value: None,
+                        same_values: false,
+                    });
+                    continue;
+                }
+            };
+            let kind = FillKind::Dist(df);
+            let init = StreamInit::Seeded { generator: GeneratorKind::Philox4x32x10, seed: 17, first: 0, count: streams };
+            let same_values = (|| -> Result<bool> {
+                let mut st = exec.init_states(&init)?;
+                exec.launch_fill(kind, &mut out.slice_mut(..len as usize), len, &mut st)?;
+                Ok(head_words(exec, out, len as usize)? == run.values)
+            })()
+            .unwrap_or(false);
+            let per_value_calls = if d.kind == DistKind::Normal && d.transform() == Some(Transform::Polar) { 2.0 } else { 1.0 };
+            let calls_per_lane = len as f64 / streams as f64 / per_value_calls;
+            let warps = streams.div_ceil(32) as f64;
+            let per_call = run.warp_iterations as f64 / (warps * calls_per_lane);
+            let model = p.map(|p| {
+                if d.pre_cache {
+                    cached_model(p, 32, Loop::DoWhile).map_or(f64::NAN, |m| m.expected_iterations)
+                } else {
+                    expected_max_geometric(p, 32)
+                }
+            });
+            let fname = fill_name(GeneratorKind::Philox4x32x10, kind);
+            let ns = measured
+                .iter()
+                .find(|m| m.name() == fname)
+                .cloned()
+                .unwrap_or_else(|| fill(exec, GeneratorKind::Philox4x32x10, kind, out, streams, s, wbw))
+                .rate()
+                .map(|r| 1e9 / r.per_second);
+            rows.push(DivergenceRow {
+                name,
+                acceptance: p,
+                warp_iterations_per_call: per_call,
+                model_per_call: model,
+                efficiency: run.lane_attempts as f64 / (32.0 * run.warp_iterations as f64),
+                ns_per_value: ns,
+                same_values,
+            });
+        }
+        rows
+    }
+
+    fn sweep_summary(exec: &GpuExecutor) -> Result<SweepSummary> {
+        let start = Instant::now();
+        // Returns after copying the threads' parts back: the time includes the kernel.
+        let a = exec.inverse_cdf_sweep(0, 1 << 32)?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let n = a.words;
+        let nf = n - a.naive_non_finite;
+        Ok(SweepSummary {
+            max_ulps: a.max_ulps,
+            max_ulps_word: a.max_ulps_word as u64,
+            over_1_ulp: a.over_1 as u64,
+            over_2_ulps: a.over_2 as u64,
+            over_4_ulps: a.over_4 as u64,
+            max_abs: a.max_abs,
+            mean: a.sum / n,
+            third_moment: a.sum_cubes / n,
+            naive_non_finite: a.naive_non_finite as u64,
+            naive_max: a.naive_max,
+            naive_min: a.naive_min,
+            naive_mean: a.naive_sum / nf,
+            naive_third_moment: a.naive_sum_cubes / nf,
+            ms,
+        })
+    }
+
     fn setup(exec: &GpuExecutor, g: GeneratorKind, reps: usize) -> Measured {
         let name = format!("{g}, 10^6 streams");
         Measured::from_result(
@@ -578,6 +735,17 @@ mod gpu {
                 }
             }
         }
+
+        log("GPU: warp divergence of the rejection transforms (diagnostic kernels)");
+        let divergence = divergence_rows(exec, &mut out, fill_streams, s, wbw, &distributions);
+        log("GPU: f32 inversion over all 2^32 words");
+        let inversion_sweep = match sweep_summary(exec) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                log(&format!("inversion sweep failed: {e}"));
+                None
+            }
+        };
 
         // SAFETY: probes for the library only.
         let curand_present: std::result::Result<(), String> = if unsafe { cs::is_culib_present() } {
@@ -719,6 +887,8 @@ mod gpu {
             normals,
             curand_normals,
             distributions,
+            divergence,
+            inversion_sweep,
             curand_errors,
             speedup_fast_normals_vs_best_curand: speedup,
             curand,
@@ -1533,6 +1703,31 @@ impl BenchReport {
             for r in &g.distributions {
                 m += &rate_row(r, &mut failures);
             }
+            if !g.divergence.is_empty() {
+                m += "\n| warp divergence (philox4x32-10, f32 exact) | acceptance | warp iterations per call | model | lane efficiency | ns per value | same values |\n|---|---:|---:|---:|---:|---:|---|\n";
+            }
+            for r in &g.divergence {
+                let opt = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |v| format!("{v:.d$}"));
+                m += &format!(
+                    "| {} | {} | {:.4} | {} | {:.4} | {} | {} |\n",
+                    table_text(&r.name),
+                    opt(r.acceptance, 6),
+                    r.warp_iterations_per_call,
+                    opt(r.model_per_call, 4),
+                    r.efficiency,
+                    opt(r.ns_per_value, 5),
+                    if r.same_values { "yes" } else { "NO" }
+                );
+            }
+            if let Some(w) = &g.inversion_sweep {
+                m += &format!(
+                    "\nf32 inversion over all 2^32 words ({:.0} ms): largest error {:.3} ulp (word {:#010x}); words over 1/2/4 ulp: {}/{}/{}; \
+                     largest |x| {}; mean {:.3e}, E[x^3] {:.3e} (standard errors for 2^32 samples: 1.5e-5, 5.9e-5). \
+                     Naive: {} non-finite words, finite values in [{}, {}], mean {:.3e}, E[x^3] {:.3e}.\n",
+                    w.ms, w.max_ulps, w.max_ulps_word, w.over_1_ulp, w.over_2_ulps, w.over_4_ulps, w.max_abs, w.mean,
+                    w.third_moment, w.naive_non_finite, w.naive_min, w.naive_max, w.naive_mean, w.naive_third_moment
+                );
+            }
             if let Some(x) = g.speedup_fast_normals_vs_best_curand {
                 m += &format!("\nFast normals over cuRAND's fastest normals: **{x:.2}x**.\n");
             }
@@ -1718,6 +1913,8 @@ mod tests {
                 fraction_of_write_bandwidth: Some(0.04),
             }],
             distributions: Vec::new(),
+            divergence: Vec::new(),
+            inversion_sweep: None,
             curand_errors: vec!["cuRAND MTGP32: no".into()],
             speedup_fast_normals_vs_best_curand: Some(10.0),
             curand: vec![

@@ -107,6 +107,10 @@ pub struct DistSpec {
     pub sd: f64,
     pub shape: Option<f64>,
     pub lambda: Option<f64>,
+    /// Thomas's warp pre-caching for a rejection transform (`--pre-cache`: polar normals and
+    /// gamma): each lane of a warp of 32 streams keeps a candidate accepted while the warp
+    /// waited for its slowest lane ([`warpmc_kernels::dist::WarpSampler`]).
+    pub pre_cache: bool,
 }
 
 impl DistSpec {
@@ -121,6 +125,7 @@ impl DistSpec {
             sd: 1.0,
             shape: None,
             lambda: None,
+            pre_cache: false,
         }
     }
 
@@ -137,6 +142,21 @@ impl DistSpec {
     pub fn with_mode(mut self, m: Mode) -> Self {
         self.mode = m;
         self
+    }
+
+    pub fn with_pre_cache(mut self, on: bool) -> Self {
+        self.pre_cache = on;
+        self
+    }
+
+    /// Whether this distribution and transform have a pre-cached form: polar normals (and
+    /// log-normals) and gamma.
+    pub fn can_pre_cache(&self) -> bool {
+        match self.kind {
+            DistKind::Normal | DistKind::Lognormal => self.transform() == Some(Transform::Polar),
+            DistKind::Gamma => true,
+            _ => false,
+        }
     }
 
     /// The transform that runs (the default where none was given; none for Poisson).
@@ -203,6 +223,13 @@ impl DistSpec {
                 format!("--shape applies to gamma, not {}", self.kind.name()),
             ));
         }
+        if self.pre_cache && !self.can_pre_cache() {
+            return Err(Error::invalid(
+                "pre-cache",
+                format!("{} {}", self.kind.name(), self.transform().map_or("", Transform::name)),
+                "normal or lognormal with --transform polar, or gamma: the rejection methods with a pre-cached form",
+            ));
+        }
         if self.lambda.is_some() && !matches!(self.kind, DistKind::Exponential | DistKind::Poisson) {
             return Err(Error::invalid(
                 "lambda",
@@ -256,7 +283,8 @@ impl DistSpec {
         };
         DistFill {
             kind: k,
-            transform: self.transform().map_or(0, Transform::code),
+            transform: self.transform().map_or(0, Transform::code)
+                | if self.pre_cache { transform::PRE_CACHE } else { 0 },
             a: a.to_bits(),
             b: b.to_bits(),
             precision: if self.kind == DistKind::Poisson { Precision::F32 } else { self.precision },
@@ -308,6 +336,9 @@ pub fn every_spec() -> Vec<DistSpec> {
                     DistKind::Poisson => d.lambda = Some(100.0),
                 }
                 out.push(d);
+                if d.can_pre_cache() {
+                    out.push(d.with_pre_cache(true));
+                }
             }
         }
     }
@@ -336,12 +367,13 @@ impl DistFill {
             Transform::Ziggurat,
         ]
         .into_iter()
-        .find(|t| t.code() == self.transform)
+        .find(|t| t.code() == self.transform & !transform::PRE_CACHE)
         .map_or("?", Transform::name);
+        let cached = if self.transform & transform::PRE_CACHE != 0 { " pre-cached" } else { "" };
         let p = if self.precision == Precision::F64 { "f64" } else { "f32" };
         let m = if self.mode == Mode::Fast { "fast" } else { "exact" };
         let shape = if self.kind == kind::GAMMA { format!(" (shape {a})") } else { String::new() };
-        format!("{dist}{shape} {t} {p} {m}")
+        format!("{dist}{shape} {t}{cached} {p} {m}")
     }
 
     pub fn params(&self) -> DistParams {

@@ -31,6 +31,7 @@ pub mod bench;
 pub mod bulk;
 pub mod curand_host;
 pub mod distributions;
+pub mod divergence;
 pub mod error;
 pub mod generate;
 pub mod pricing;

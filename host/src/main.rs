@@ -131,6 +131,11 @@ struct GenerateArgs {
     /// gamma box-muller (default), ziggurat (its normals).
     #[arg(long, value_enum)]
     transform: Option<Transform>,
+    /// Thomas's warp pre-caching for the rejection transforms (normal/lognormal polar, gamma):
+    /// each lane of a warp of 32 streams keeps a candidate it accepted while the warp waited
+    /// for its slowest lane, as its next value.
+    #[arg(long)]
+    pre_cache: bool,
     /// Mean of --distribution normal (of the logarithm for lognormal).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     mean: f64,
@@ -476,6 +481,7 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
             sd: a.sd,
             shape: a.shape,
             lambda: a.lambda,
+            pre_cache: a.pre_cache,
             ..DistSpec::new(DistKind::Normal)
         },
         precision: a.precision,

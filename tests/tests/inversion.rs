@@ -402,3 +402,72 @@ fn distribution_of_inversion() {
     let x: Vec<f64> = (0..N).map(|_| inversion::<Double, _>(&mut g)).collect();
     check_distribution("f64", x);
 }
+
+/// The kernel crate's sweep accumulator (what the GPU runs over all 2^32 words) agrees with
+/// this file's sweep on the same words: the same largest error, the same antisymmetry.
+#[test]
+fn the_sweep_accumulator_agrees_with_this_file() {
+    use warpmc_kernels::inverse_normal::InversionSweep;
+    let words = sweep_words();
+    let mut acc = InversionSweep::default();
+    for &z in &words {
+        acc.add(z);
+    }
+    let worst = f32_sweep::<S>("exact (again)");
+    let largest = worst[0].0.max(worst[1].0);
+    assert_eq!(acc.words, words.len() as f64);
+    assert!((acc.max_ulps - largest).abs() < 1e-12, "{} against {largest}", acc.max_ulps);
+    // The words come in mirror pairs (z, !z) except the every-2^12-th ones: the reflected
+    // inversion's sum is that of the unpaired words only; naive inversion's top words are +inf.
+    // The largest |x|: words 0 and 2^32 - 1 (p = 2^-33), whose exact quantile is
+    // 6.3379577545537893; f32 evaluation gives 6.3379583 (2.7 ulp above its f32 rounding).
+    assert_eq!(acc.max_abs, inv32::<S>(0).abs() as f64);
+    assert_eq!(inv32::<S>(0), -6.337_958_335_876_465);
+    assert!(acc.naive_non_finite >= 129.0, "{}", acc.naive_non_finite);
+}
+
+/// Every one of the 2^32 words on the GPU: the largest error of f32 inversion against the f64
+/// reference, its symmetry (mean and third moment against their statistical error for 2^32
+/// samples), and naive inversion's infinities and bias.
+#[test]
+fn gpu_inversion_over_every_word() {
+    let Some(exec) = warpmc_tests::gpu_or_skip("gpu_inversion_over_every_word") else { return };
+    let gpu = exec.as_gpu().expect("a GPU executor");
+    // The GPU's arithmetic is the CPU's (exact mode): the same on a sample range.
+    use warpmc_kernels::inverse_normal::InversionSweep;
+    let (first, count) = ((1u64 << 32) - (1 << 22), 1u64 << 22);
+    let part = gpu.inverse_cdf_sweep(first, count).unwrap();
+    let mut cpu = InversionSweep::default();
+    for z in first..first + count {
+        cpu.add(z as u32);
+    }
+    assert_eq!((part.max_ulps, part.max_ulps_word, part.over_1, part.over_2), (cpu.max_ulps, cpu.max_ulps_word, cpu.over_1, cpu.over_2));
+    assert_eq!((part.naive_non_finite, part.max_abs), (cpu.naive_non_finite, cpu.max_abs));
+
+    let all = gpu.inverse_cdf_sweep(0, 1 << 32).unwrap();
+    let n = all.words;
+    assert_eq!(n, 2f64.powi(32));
+    let (mean, m3) = (all.sum / n, all.sum_cubes / n);
+    let (naive_n, naive_mean, naive_m3) =
+        (n - all.naive_non_finite, all.naive_sum / (n - all.naive_non_finite), all.naive_sum_cubes / (n - all.naive_non_finite));
+    // Standard errors of the mean and of E[x^3] for 2^32 standard normal samples: 1/sqrt(n)
+    // and sqrt(15/n).
+    let (se1, se3) = (1.0 / n.sqrt(), (15.0 / n).sqrt());
+    eprintln!(
+        "f32 inversion over 2^32 words: max {:.3} ulp (word {:#010x}), over 1/2/4 ulp: {}/{}/{} words; \
+         largest |x| {}; mean {mean:.3e} (SE {se1:.1e}), E[x^3] {m3:.3e} (SE {se3:.1e})",
+        all.max_ulps, all.max_ulps_word as u64, all.over_1, all.over_2, all.over_4, all.max_abs
+    );
+    eprintln!(
+        "naive: {} non-finite words, finite values in [{}, {}], mean {naive_mean:.3e}, E[x^3] {naive_m3:.3e} \
+         over {naive_n} words",
+        all.naive_non_finite, all.naive_min, all.naive_max
+    );
+    assert!(all.max_ulps < 8.0, "{} ulp at {:#x}", all.max_ulps, all.max_ulps_word as u64);
+    assert_eq!(all.max_abs, 6.337_958_335_876_465);
+    // Exactly antisymmetric: what is left is the rounding of the sums.
+    assert!(mean.abs() < 1e-3 * se1 && m3.abs() < 1e-3 * se3, "mean {mean}, E[x^3] {m3}");
+    // The naive version: word 0 gives -inf, the top 128 words +inf.
+    assert_eq!(all.naive_non_finite, 129.0);
+    assert!(all.naive_max < all.max_abs, "naive's upper tail stops short: {}", all.naive_max);
+}

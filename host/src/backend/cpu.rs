@@ -9,7 +9,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
-use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, dispatch, dispatch_counts};
+use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, WarpSampler, dispatch, dispatch_counts, fill_warp_cached};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
 use warpmc_kernels::real::{Double, Single};
 use warpmc_kernels::rng::Generator;
@@ -439,18 +439,26 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
         self.pool.install(|| {
             self.states.par_iter_mut().enumerate().with_min_len(16).for_each(|(s, rng)| {
                 let out = out;
-                let mut iters = 0;
-                fill_stream_sampled(&sampler, rng, s, streams, values, 0, &mut iters, |base, g, valid| {
-                    for (i, v) in g.iter().take(valid).enumerate() {
-                        let words = v.words();
-                        for (k, &word) in words.iter().take(w).enumerate() {
-                            let at = (base + i) * w + k;
-                            assert!(at < len);
-                            // SAFETY: in bounds (checked); value `base + i` belongs to stream `s`
-                            // alone in the layout, so no other worker writes this word.
-                            unsafe { out.0.add(at).write(word) };
-                        }
-                    }
+                fill_stream_sampled(&sampler, rng, s, streams, values, 0, &mut 0u32, |base, g, valid| {
+                    write_group(out, len, w, base, &g, valid)
+                });
+            })
+        });
+        Ok(())
+    }
+
+    /// The pre-cached samplers: a task per warp of 32 consecutive streams, its lanes in turn
+    /// ([`fill_warp_cached`], what a GPU warp does).
+    fn visit_warp<S: WarpSampler>(self, sampler: S) -> Result<()> {
+        let w = <S::Item as Value>::WORDS;
+        let values = self.out.len() / w;
+        let streams = self.states.len();
+        let (out, len) = (Shared(self.out.as_mut_ptr()), self.out.len());
+        self.pool.install(|| {
+            self.states.par_chunks_mut(32).enumerate().for_each(|(j, warp)| {
+                let out = out;
+                fill_warp_cached(&sampler, warp, 32 * j, streams, values, &mut 0u32, |base, g, valid| {
+                    write_group(out, len, w, base, &g, valid)
                 });
             })
         });
@@ -459,6 +467,22 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
 
     fn unknown(self) -> Result<()> {
         Err(Error::invalid("distribution", "this combination", "one that warpmc_kernels::dist::dispatch knows"))
+    }
+}
+
+/// Values `base .. base + valid` of a distribution fill (`w` words each) into `out` (`len`
+/// words), from `g`.
+#[inline(always)]
+fn write_group<V: Value>(out: Shared, len: usize, w: usize, base: usize, g: &[V], valid: usize) {
+    for (i, v) in g.iter().take(valid).enumerate() {
+        let words = v.words();
+        for (k, &word) in words.iter().take(w).enumerate() {
+            let at = (base + i) * w + k;
+            assert!(at < len);
+            // SAFETY: in bounds (checked); value `base + i` belongs to one stream alone in the
+            // layout, filled by one worker, so no other worker writes this word.
+            unsafe { out.0.add(at).write(word) };
+        }
     }
 }
 

@@ -16,10 +16,11 @@ use cudarc::driver::{
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::inverse_normal::InversionSweep;
 use warpmc_kernels::rng::Generator;
 
 use super::{BackendOptions, Executor, FillKind, Filler, StreamInit, state_words};
-use crate::distributions::Precision;
+use crate::distributions::{DistFill, Precision};
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
 use crate::{Error, Result};
@@ -52,6 +53,22 @@ unsafe impl DeviceRepr for ByValue<warpmc_kernels::dist::DistParams> {}
 
 /// A launch of `grid` blocks of `block` threads, each with `per_thread` bytes of dynamic shared
 /// memory.
+const DIAG_F32: &str = "diag_dist_f32__philox4x32_10";
+const DIAG_U32: &str = "diag_dist_u32__philox4x32_10";
+
+/// What [`GpuExecutor::diag_dist`] measured.
+#[derive(Clone, Debug)]
+pub struct DiagRun {
+    /// The fill's words.
+    pub values: Vec<u32>,
+    /// Attempts of every lane's rejection loops, summed.
+    pub lane_attempts: u64,
+    /// Iterations of those loops executed by warps, summed over the warps.
+    pub warp_iterations: u64,
+    /// Threads of the launch.
+    pub threads: u64,
+}
+
 fn config_block(grid: u32, per_thread: u32, block: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: per_thread * block }
 }
@@ -156,6 +173,10 @@ pub struct GpuExecutor {
     /// One entry per generator, in `GeneratorKind::ALL`'s order.
     generators: Vec<GeneratorKernels>,
     asian_constant: CudaFunction,
+    /// The divergence diagnostics (`diag_dist_f32__philox4x32_10`, `diag_dist_u32__...`).
+    diag: [CudaFunction; 2],
+    /// The exhaustive inversion sweep (`inverse_cdf_sweep`).
+    sweep: CudaFunction,
     name: String,
     sms: u32,
     block: u32,
@@ -225,6 +246,13 @@ impl GpuExecutor {
         let asian_constant = module
             .load_function("asian_basket_constant_fast")
             .map_err(|e| Error::Gpu(format!("kernel asian_basket_constant_fast: {e:?}")))?;
+        let diag = [DIAG_F32, DIAG_U32].map(|name| {
+            module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))
+        });
+        let [d0, d1] = diag;
+        let diag = [d0?, d1?];
+        let sweep =
+            module.load_function("inverse_cdf_sweep").map_err(|e| Error::Gpu(format!("kernel inverse_cdf_sweep: {e:?}")))?;
         let mut generators =
             GeneratorKind::ALL.iter().map(|&g| GeneratorKernels::load(&module, g)).collect::<Result<Vec<_>>>()?;
         // The largest block every kernel can launch with (registers per thread bound it).
@@ -303,6 +331,8 @@ impl GpuExecutor {
             _module: module,
             generators,
             asian_constant,
+            diag,
+            sweep,
             name,
             sms,
             block,
@@ -524,6 +554,61 @@ impl GpuExecutor {
                 Ok(streams)
             }
         }
+    }
+
+    /// The divergence diagnostic: a distribution fill of `len` values over `streams` streams of
+    /// philox4x32-10 seeded with `seed`, by the diagnostic build of its f32 exact (or Poisson)
+    /// kernel, whose rejection loops also count the iterations each warp executes
+    /// (`gpu-kernels`' `WarpTally`). The values are those of the production kernel (a test
+    /// compares them).
+    pub fn diag_dist(&self, d: DistFill, len: u64, seed: u64, streams: u64) -> Result<DiagRun> {
+        if !(d.is_counts() || (d.precision == Precision::F32 && d.mode == Mode::Exact)) {
+            return Err(Error::invalid("precision", d.describe(), "f32 exact mode or poisson for the diagnostic"));
+        }
+        let g = GeneratorKind::Philox4x32x10;
+        let k = self.kernels(g);
+        let f = &self.diag[d.is_counts() as usize];
+        let mut st = self.alloc_streams(g, 0, streams)?;
+        self.seed_streams(&mut st, seed)?;
+        let mut out = self.stream.alloc_zeros::<u32>(len as usize).map_err(gpu_err("alloc diag output"))?;
+        let block = k.dist_block;
+        let grid = self.grid_for_block(f, streams, 0, block)?;
+        let threads = grid as u64 * block as u64;
+        let mut counts = self.stream.alloc_zeros::<u32>(2 * threads as usize).map_err(gpu_err("alloc diag counts"))?;
+        let p = ByValue(d.params());
+        let mut b = self.stream.launch_builder(f);
+        b.arg(&mut out).arg(&len).arg(&mut st.words).arg(&st.streams).arg(&p).arg(&mut counts);
+        // SAFETY: `out` holds `len` words (f32 or u32 values), `words` the streams' states,
+        // `counts` two words per thread of the launch.
+        unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("diag launch"))?;
+        let values = self.stream.clone_dtoh(&out).map_err(gpu_err("copy diag output"))?;
+        let c = self.stream.clone_dtoh(&counts).map_err(gpu_err("copy diag counts"))?;
+        let lane_attempts = c.iter().step_by(2).map(|&x| x as u64).sum();
+        let warp_iterations = c.iter().skip(1).step_by(2).map(|&x| x as u64).sum();
+        Ok(DiagRun { values, lane_attempts, warp_iterations, threads })
+    }
+
+    /// Words `first .. first + count` (below `2^32`) through the inversion accuracy sweep
+    /// ([`InversionSweep`]: `f32` inversion against the `f64` reference, naive inversion's
+    /// infinities and moments), the threads' parts combined in thread order.
+    pub fn inverse_cdf_sweep(&self, first: u64, count: u64) -> Result<InversionSweep> {
+        if first.checked_add(count).is_none_or(|end| end > 1 << 32) {
+            return Err(Error::invalid("count", count, "words below 2^32"));
+        }
+        const F: usize = InversionSweep::FIELDS;
+        let grid = self.grid_for_block(&self.sweep, count, 0, self.block)?;
+        let threads = grid as usize * self.block as usize;
+        let mut out = self.stream.alloc_zeros::<f64>(F * threads).map_err(gpu_err("alloc sweep output"))?;
+        let mut b = self.stream.launch_builder(&self.sweep);
+        b.arg(&first).arg(&count).arg(&mut out);
+        // SAFETY: `out` holds FIELDS f64s per thread of the launch.
+        unsafe { b.launch(config_block(grid, 0, self.block)) }.map_err(gpu_err("sweep launch"))?;
+        let parts = self.stream.clone_dtoh(&out).map_err(gpu_err("copy sweep output"))?;
+        let mut total = InversionSweep::default();
+        for part in parts.chunks_exact(F) {
+            total.merge(&InversionSweep::from_array(part));
+        }
+        Ok(total)
     }
 
     /// Launch one fill block of `len` values into `out` (`len * kind.words_per_value()` words)
