@@ -43,6 +43,7 @@ pub mod poisson;
 pub mod polar;
 pub mod real;
 pub mod rng;
+pub mod wallace;
 pub mod ziggurat;
 
 #[cfg(target_arch = "nvptx64")]
