@@ -219,10 +219,7 @@ mod kernels {
             // SAFETY: the host sizes `normals` and `pools` as documented above: every index is
             // below `N n_pools`.
             unsafe {
-                init_pool(
-                    |m| normals.add(interleaved(m, pool, n)).read(),
-                    |m, x| pools.add(pool * POOL + m).write(x),
-                );
+                init_pool(|m| normals.add(interleaved(m, pool, n)).read(), |m, x| pools.add(pool * POOL + m).write(x));
             }
             p += threads;
         }

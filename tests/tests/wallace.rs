@@ -55,7 +55,14 @@ fn rounds(exec: &CpuExecutor, seed: u64, pools: u64, rounds: usize, passes: u32)
 /// Box-Muller normals (pairs of consecutive words), which become pool `p`; batch `b` of the
 /// pool takes the stream's next 4 words `N + 4b ..`; round `b` holds batch `b` of every pool,
 /// pool after pool.
-fn reference<G: Generator>(seed: u64, first: u64, pools: usize, n_rounds: usize, d: &DistFill, passes: u32) -> Vec<f32> {
+fn reference<G: Generator>(
+    seed: u64,
+    first: u64,
+    pools: usize,
+    n_rounds: usize,
+    d: &DistFill,
+    passes: u32,
+) -> Vec<f32> {
     let post = wallace::output(&d.params());
     let mut out = vec![0.0f32; n_rounds * pools * POOL];
     for p in 0..pools {
@@ -124,10 +131,8 @@ fn same_values_for_any_threads_and_fills() {
             let exec = cpu(threads);
             assert_eq!(one, generate_words(exec.as_ref(), kind, &init, n).unwrap(), "{g}, {threads} threads");
             let mut f = exec.filler(kind, &init).unwrap();
-            let split: Vec<u32> = fills(f.as_mut(), &[999, 6 * POOL, 2, n - 6 * POOL - 1001])
-                .iter()
-                .map(|x| x.to_bits())
-                .collect();
+            let split: Vec<u32> =
+                fills(f.as_mut(), &[999, 6 * POOL, 2, n - 6 * POOL - 1001]).iter().map(|x| x.to_bits()).collect();
             assert_eq!(one, split, "{g}, {threads} threads, split fills");
         }
         // The default passes through the executor equal cpu_filler's with PASSES_DEFAULT.
@@ -228,7 +233,8 @@ fn lag_correlation_of_consecutive_batches() {
         let batch = |r: usize, p: usize| &x[(r * pools + p) * POOL..][..POOL];
         let pairs = || {
             (0..pools).flat_map(move |p| {
-                (1..n_rounds).flat_map(move |r| batch(r - 1, p).iter().zip(batch(r, p)).map(|(&a, &b)| (a as f64, b as f64)))
+                (1..n_rounds)
+                    .flat_map(move |r| batch(r - 1, p).iter().zip(batch(r, p)).map(|(&a, &b)| (a as f64, b as f64)))
             })
         };
         let (same, n) = correlation(pairs());
@@ -283,7 +289,8 @@ fn bad_input_is_an_error() {
     assert_eq!(f, "transform");
     assert!(allowed.contains("box-muller"), "{allowed}");
     assert!(!allowed.contains("wallace"), "gamma does not take wallace: {allowed}");
-    let (f, allowed) = field(DistSpec::new(DistKind::Exponential).with_transform(Transform::Wallace).validate().unwrap_err());
+    let (f, allowed) =
+        field(DistSpec::new(DistKind::Exponential).with_transform(Transform::Wallace).validate().unwrap_err());
     assert_eq!(f, "transform");
     assert!(!allowed.contains("wallace"), "{allowed}");
     let exec = executor(1);
