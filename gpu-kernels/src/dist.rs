@@ -52,6 +52,9 @@ pub mod transform {
     /// Flag on a rejection transform (polar normals, gamma): Thomas's warp pre-caching
     /// ([`super::WarpSampler`]).
     pub const PRE_CACHE: u32 = 0x100;
+    /// Wallace's pool method (`crate::wallace`): not a per-stream sampler, so [`super::dispatch`]
+    /// does not know it; the backends route it to the pool kernels.
+    pub const WALLACE: u32 = 5;
 }
 
 /// A distribution as the host passes it to a kernel. The host validates the parameters
@@ -179,8 +182,9 @@ impl<A: Arith, T: NormalTransform<A>> NormalSampler<A, T> {
         Self { mean: A::R::from_f64(mean), sd: A::R::from_f64(sd), post, transform: PhantomData }
     }
 
+    /// What is done to each standard normal `x` (also Wallace's output, `crate::wallace`).
     #[inline(always)]
-    fn post(&self, x: A::R) -> A::R {
+    pub fn post(&self, x: A::R) -> A::R {
         match self.post {
             Post::Standard => x,
             Post::Affine => self.mean + self.sd * x,

@@ -44,6 +44,7 @@ pub mod polar;
 pub mod real;
 pub mod rng;
 pub mod tally;
+pub mod wallace;
 pub mod ziggurat;
 
 #[cfg(target_arch = "nvptx64")]

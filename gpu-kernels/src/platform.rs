@@ -258,6 +258,18 @@ pub mod nvptx {
         unsafe { bar_warp_sync(u32::MAX) }
     }
 
+    /// `__syncthreads()`: every thread of the block waits here, and its shared-memory accesses
+    /// before it are visible to every thread of the block after it (`bar.sync 0`, through the
+    /// NVVM intrinsic that `core::arch::nvptx` wraps, which is `convergent`).
+    ///
+    /// # Safety
+    /// Every thread of the block reaches it the same number of times.
+    #[inline(always)]
+    pub unsafe fn syncthreads() {
+        // SAFETY: the caller's contract.
+        unsafe { core::arch::nvptx::_syncthreads() }
+    }
+
     /// The shared-space address of byte `offset` of the block's dynamic shared memory.
     #[inline(always)]
     pub fn shared_address(offset: u32) -> u32 {

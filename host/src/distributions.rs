@@ -39,6 +39,9 @@ pub enum Transform {
     Polar,
     /// Marsaglia and Tsang's Ziggurat (rejection).
     Ziggurat,
+    /// Wallace's pool method (GPU Gems 3 ch. 37): f32 normals from pools of 2048, one per
+    /// stream (normal and lognormal; `crate::wallace`).
+    Wallace,
 }
 
 impl Transform {
@@ -49,6 +52,7 @@ impl Transform {
             Transform::InversionNaive => "inversion-naive",
             Transform::Polar => "polar",
             Transform::Ziggurat => "ziggurat",
+            Transform::Wallace => "wallace",
         }
     }
 
@@ -59,6 +63,7 @@ impl Transform {
             Transform::InversionNaive => transform::INVERSION_NAIVE,
             Transform::Polar => transform::POLAR,
             Transform::Ziggurat => transform::ZIGGURAT,
+            Transform::Wallace => transform::WALLACE,
         }
     }
 }
@@ -167,13 +172,21 @@ impl DistSpec {
     /// Check every field; the error names the flag and its range.
     pub fn validate(&self) -> Result<()> {
         let allowed = self.kind.transforms();
+        // Wallace's pools are not a per-stream sampler: outside `transforms()` (which the sweeps
+        // of every sampler iterate), allowed for the normal and the log-normal.
+        let pool = matches!(self.kind, DistKind::Normal | DistKind::Lognormal);
         if let Some(t) = self.transform
             && !allowed.contains(&t)
+            && !(t == Transform::Wallace && pool)
         {
             let list = if allowed.is_empty() {
                 "none (poisson has its own methods)".to_string()
             } else {
-                allowed.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+                let mut names: Vec<_> = allowed.iter().map(|t| t.name()).collect();
+                if pool {
+                    names.push(Transform::Wallace.name());
+                }
+                names.join(", ")
             };
             return Err(Error::invalid("transform", t.name(), format!("for {}: {list}", self.kind.name())));
         }
@@ -228,6 +241,13 @@ impl DistSpec {
                 "pre-cache",
                 format!("{} {}", self.kind.name(), self.transform().map_or("", Transform::name)),
                 "normal or lognormal with --transform polar, or gamma: the rejection methods with a pre-cached form",
+            ));
+        }
+        if self.transform == Some(Transform::Wallace) && self.precision != Precision::F32 {
+            return Err(Error::invalid(
+                "precision",
+                "f64",
+                "f32 for --transform wallace (an f32 pool method: f64 pools are not provided)",
             ));
         }
         if self.lambda.is_some() && !matches!(self.kind, DistKind::Exponential | DistKind::Poisson) {
@@ -365,6 +385,7 @@ impl DistFill {
             Transform::InversionNaive,
             Transform::Polar,
             Transform::Ziggurat,
+            Transform::Wallace,
         ]
         .into_iter()
         .find(|t| t.code() == self.transform & !transform::PRE_CACHE)

@@ -37,6 +37,7 @@ pub mod generate;
 pub mod pricing;
 pub mod quality;
 pub mod rngs;
+pub mod wallace;
 
 pub use error::{Error, Result};
 pub use warpmc_kernels as kernels;

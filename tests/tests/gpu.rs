@@ -403,3 +403,79 @@ fn gpu_bulk_streams_into_device_memory_match_cpu() {
         }
     }
 }
+
+/// Wallace's pools (`--transform wallace`) on the GPU equal the CPU's bit for bit: every
+/// generator, several pool counts and lengths (ending inside a round), the normal's parameters
+/// and the log-normal, and launch shapes (the grid is free; the block is always 256, whatever
+/// `gpu_block` says).
+#[test]
+fn gpu_wallace_matches_cpu_bit_for_bit() {
+    use warpmc::distributions::{DistKind, DistSpec, Transform};
+    use warpmc_kernels::wallace::POOL;
+    let host = cpu(2);
+    let standard = DistSpec::new(DistKind::Normal).with_transform(Transform::Wallace);
+    let affine = DistSpec { mean: 1.5, sd: 2.0, ..standard };
+    let log = DistSpec { mean: 0.1, sd: 0.5, ..DistSpec::new(DistKind::Lognormal).with_transform(Transform::Wallace) };
+    for (block, grid) in [(None, None), (Some(96), Some(7)), (None, Some(1))] {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let Some(gpu) = gpu_with("gpu_wallace_matches_cpu_bit_for_bit", opts) else { return };
+        for &generator in GeneratorKind::ALL {
+            for (pools, n) in [(1u64, 3 * POOL + 5), (3, 1), (37, 2 * 37 * POOL - 1), (300, 300 * POOL + 4097)] {
+                let init = StreamInit::Seeded { generator, seed: 0xC0FFEE, first: 3, count: pools };
+                for d in [standard, affine, log] {
+                    if (d != standard || grid.is_some())
+                        && !matches!(generator, GeneratorKind::Philox4x32x10 | GeneratorKind::Warp)
+                    {
+                        continue; // the parameters and launch shapes on two generators; the layout on all
+                    }
+                    let kind = FillKind::Dist(d.fill());
+                    let (g, c) = (words(&*gpu, kind, &init, n), words(&*host, kind, &init, n));
+                    let first_diff = g.iter().zip(&c).position(|(a, b)| a != b);
+                    assert_eq!(
+                        first_diff,
+                        None,
+                        "{generator}, {} {pools} pools, {n} values, block {block:?} grid {grid:?}: first difference at {first_diff:?}",
+                        d.kind.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The pools persist across the fills of one filler on the GPU as on the CPU: fills of uneven
+/// lengths give the CPU's values, and the same values as one fill of their total; with 1 and 8
+/// passes too.
+#[test]
+fn gpu_wallace_pools_persist_across_fills() {
+    use warpmc::backend::Filler;
+    use warpmc::distributions::{DistKind, DistSpec, Transform};
+    use warpmc::wallace::{cpu_filler, gpu_filler};
+    use warpmc_kernels::wallace::POOL;
+    let Some(gpu) = gpu_or_skip("gpu_wallace_pools_persist_across_fills") else { return };
+    let g = gpu.as_gpu().expect("a GPU executor");
+    let host = warpmc::backend::cpu::CpuExecutor::new(Some(2)).unwrap();
+    let d = DistSpec::new(DistKind::Normal).with_transform(Transform::Wallace).fill();
+    let run = |f: &mut dyn Filler, lens: &[usize]| -> Vec<u32> {
+        let mut out = Vec::new();
+        for &n in lens {
+            let mut buf = vec![0u32; n];
+            f.fill(&mut buf).unwrap();
+            out.extend(buf);
+        }
+        out
+    };
+    for generator in [GeneratorKind::Philox4x32x10, GeneratorKind::Mt19937, GeneratorKind::WarpShfl] {
+        for (pools, passes) in [(5u64, 1u32), (64, 4), (2, 8)] {
+            let init = StreamInit::Seeded { generator, seed: 11, first: 0, count: pools };
+            let round = pools as usize * POOL;
+            let lens = [round / 2 + 3, round, 2 * round + 1, 7];
+            let on_gpu = run(gpu_filler(g, d, passes, &init).unwrap().as_mut(), &lens);
+            let on_cpu = run(cpu_filler(&host, d, passes, &init).unwrap().as_mut(), &lens);
+            let whole = run(gpu_filler(g, d, passes, &init).unwrap().as_mut(), &[lens.iter().sum()]);
+            let what = format!("{generator}, {pools} pools, {passes} passes");
+            assert_eq!(on_gpu.iter().zip(&on_cpu).position(|(a, b)| a != b), None, "{what}: GPU against CPU");
+            assert_eq!(on_gpu, whole, "{what}: split fills against one fill");
+        }
+    }
+}

@@ -112,6 +112,11 @@ impl Executor for CpuExecutor {
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
+        if let FillKind::Dist(d) = kind
+            && crate::wallace::is_wallace(&d)
+        {
+            return crate::wallace::cpu_filler(self, d, crate::wallace::default_passes(), init);
+        }
         with_generator!(init.generator(), G => {
             let states = self.pool.install(|| init.states::<G>())?;
             Ok(Box::new(CpuFiller::<G> { exec: self, kind, states, staging: Vec::new() }) as Box<dyn Filler + '_>)

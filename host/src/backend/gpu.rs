@@ -369,6 +369,17 @@ impl GpuExecutor {
         self.module_kind
     }
 
+    /// A kernel of the module by name, for launches written outside this file
+    /// (`crate::wallace`).
+    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+        self._module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))
+    }
+
+    /// The user's grid (`gpu_grid`), if any.
+    pub(crate) fn grid_override(&self) -> Option<u32> {
+        self.grid
+    }
+
     /// Grid for `work` independent items of `f`: the override, or enough resident blocks to fill
     /// every multiprocessor (occupancy), but no more blocks than the work needs.
     fn grid_for(&self, f: &CudaFunction, work: u64) -> Result<u32> {
@@ -627,6 +638,14 @@ impl GpuExecutor {
                 && streams.words.len() as u64 >= k.state_words as u64 * streams.lanes
         );
         let dist = match kind {
+            FillKind::Dist(d) if crate::wallace::is_wallace(&d) => {
+                return Err(Error::invalid(
+                    "transform",
+                    "wallace",
+                    "a per-stream transform for a fill launch (Wallace's pools run through a filler: \
+                     `Executor::filler`, crate::wallace)",
+                ));
+            }
             FillKind::Dist(d) => {
                 if self.block_chosen && self.block > k.dist_max {
                     return Err(Error::invalid(
@@ -868,6 +887,11 @@ impl Executor for GpuExecutor {
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
+        if let FillKind::Dist(d) = kind
+            && crate::wallace::is_wallace(&d)
+        {
+            return crate::wallace::gpu_filler(self, d, crate::wallace::default_passes(), init);
+        }
         let states = self.init_states(init)?;
         Ok(Box::new(GpuFiller { exec: self, kind, states, out: None }))
     }
