@@ -600,6 +600,26 @@ fn check_kernels() -> warpmc::Result<()> {
     println!("constant-RNG Asian basket");
     #[cfg(feature = "gpu")]
     check_curand_kernels(gpu.as_ref())?;
+    #[cfg(feature = "gpu")]
+    check_study_kernels(gpu.as_ref())?;
+    Ok(())
+}
+
+/// The Wallace pool kernels, the divergence diagnostics and the inversion sweep, once each.
+#[cfg(feature = "gpu")]
+fn check_study_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()> {
+    use warpmc::backend::{FillKind, StreamInit};
+    use warpmc::distributions::{DistKind, DistSpec, Transform};
+    let device = gpu.as_gpu().expect("a GPU executor");
+    let wallace = DistSpec::new(DistKind::Normal).with_transform(Transform::Wallace);
+    let init = StreamInit::Seeded { generator: GeneratorKind::Philox4x32x10, seed: 3, first: 0, count: 3 };
+    warpmc::generate::generate_words(gpu, FillKind::Dist(wallace.fill()), &init, 3 * 2048 * 2 + 5)?;
+    let polar = DistSpec::new(DistKind::Normal).with_transform(Transform::Polar);
+    device.diag_dist(polar.fill(), 4 * 77, 3, 77)?;
+    device.diag_dist(polar.with_pre_cache(true).fill(), 4 * 77, 3, 77)?;
+    device.diag_dist(DistSpec { lambda: Some(13.5), ..DistSpec::new(DistKind::Poisson) }.fill(), 4 * 77, 3, 77)?;
+    device.inverse_cdf_sweep((1 << 32) - 100_000, 100_000)?;
+    println!("wallace pools, divergence diagnostics (f32, counts), inversion sweep");
     Ok(())
 }
 
