@@ -1,7 +1,7 @@
 //! `warpmc bench`: the generator comparison table of issue 6 and the Asian basket, measured in
 //! one run beside the references that make the numbers meaningful: the device's own copy and
 //! write bandwidth, cuRAND's host API (for the same output where warpmc reproduces it), the
-//! constant-RNG baseline, and on the CPU, `rand`'s `SmallRng`.
+//! constant-RNG baseline, and on the CPU, `rand`'s `SmallRng` and `rand_distr`'s samplers on it.
 //!
 //! GPU timings are CUDA events around the work alone (states initialised and buffers allocated
 //! beforehand), after one warm-up, the median of several repetitions. CPU timings are wall time
@@ -330,8 +330,23 @@ pub struct CpuBench {
     pub small_rng_one_thread: Measured,
     /// Box-Muller normals per second (generated in registers, summed; not written out).
     pub normals: Vec<Rate>,
+    /// Distributions on one thread, values written into a buffer of `fill_block` values:
+    /// `rand_distr` 0.6 on `SmallRng` beside warpmc's CPU fills of the same distribution.
+    pub distributions_one_thread: Vec<CpuDistribution>,
     /// Asian basket steps per second.
     pub asian: Vec<Rate>,
+}
+
+/// One distribution on one CPU thread: `rand_distr`'s sampler on rand's `SmallRng`, one value
+/// at a time into a buffer of `f32`, and warpmc's CPU fills of it (the filler of `warpmc
+/// generate`, [`CPU_DIST_GENERATOR`] streams in the generator fills' layout), values per second.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuDistribution {
+    /// `"standard normal"`, `"gamma (shape 2)"` and the like.
+    pub distribution: String,
+    pub rand_distr: Measured,
+    /// One per transform and mode.
+    pub warpmc: Vec<Measured>,
 }
 
 /// The machine the report was measured on.
@@ -1203,6 +1218,145 @@ fn cpu_normals<M: MathMode>(pool: &CpuExecutor, threads: usize, per_thread: u64)
     (threads as u64 * per_thread) as f64 / start.elapsed().as_secs_f64()
 }
 
+/// The generator under warpmc's CPU distribution fills: the hybrid Tausworthe of GPU Gems 3,
+/// the generator of issue 7's CPU figures.
+const CPU_DIST_GENERATOR: GeneratorKind = GeneratorKind::HybridTaus;
+
+/// Values per second of `kind` through `exec`'s filler from `streams` streams of `g`, into all
+/// of `buf` (one word per value).
+fn cpu_fill_kind(
+    exec: &CpuExecutor,
+    g: GeneratorKind,
+    kind: FillKind,
+    name: String,
+    streams: u64,
+    buf: &mut [u32],
+    s: &BenchSizes,
+) -> Measured {
+    let init = StreamInit::Seeded { generator: g, seed: 1, first: 0, count: streams };
+    let values = buf.len() / kind.words_per_value();
+    let mut filler = match exec.filler(kind, &init) {
+        Ok(f) => f,
+        Err(e) => return Measured::failed(name, e),
+    };
+    cpu_rate(name, s, || {
+        filler.fill(buf)?;
+        std::hint::black_box(&mut *buf);
+        Ok(values as u64)
+    })
+}
+
+/// Values per second of `dist` drawn on rand's `SmallRng`, one at a time into `buf`.
+fn rand_distr_rate<D: rand_distr::Distribution<f32>>(
+    name: String,
+    dist: D,
+    buf: &mut [f32],
+    s: &BenchSizes,
+) -> Measured {
+    let mut small = rand::rngs::SmallRng::seed_from_u64(1);
+    cpu_rate(name, s, || {
+        for x in buf.iter_mut() {
+            *x = dist.sample(&mut small);
+        }
+        std::hint::black_box(&mut *buf);
+        Ok(buf.len() as u64)
+    })
+}
+
+/// Issue 7's CPU comparison: every distribution on one thread, `rand_distr` beside warpmc.
+fn cpu_distributions(
+    one: &CpuExecutor,
+    streams: u64,
+    buf: &mut [u32],
+    s: &BenchSizes,
+    log: &mut dyn FnMut(&str),
+) -> Vec<CpuDistribution> {
+    use rand_distr::{Exp1, Gamma, Poisson, StandardNormal};
+
+    use crate::distributions::{DistKind, DistSpec, Transform};
+    let g = CPU_DIST_GENERATOR;
+    let mut theirs = vec![0f32; buf.len()];
+    let label = |what: &str| format!("rand_distr {what} (SmallRng), f32, 1 thread");
+    let failed = |what: &str, e: &dyn std::fmt::Display| Measured::failed(label(what), e);
+    let dist = |exec: &CpuExecutor, d: DistSpec, buf: &mut [u32]| {
+        let name = format!("{g} + {}, 1 thread", d.fill().describe());
+        match d.validate() {
+            Ok(()) => cpu_fill_kind(exec, g, FillKind::Dist(d.fill()), name, streams, buf, s),
+            Err(e) => Measured::failed(name, e),
+        }
+    };
+    let mut out = Vec::new();
+
+    log("CPU: standard normals on 1 thread, rand_distr and warpmc");
+    let mut warpmc = Vec::new();
+    for gk in [g, GeneratorKind::Philox4x32x10] {
+        for mode in [Mode::Exact, Mode::Fast] {
+            let name = format!("{gk} + Box-Muller {}, f32 normals (the fixed fill), 1 thread", mode.name());
+            warpmc.push(cpu_fill_kind(one, gk, FillKind::Normals(mode), name, streams, buf, s));
+        }
+    }
+    for t in [Transform::BoxMuller, Transform::Inversion, Transform::Polar, Transform::Ziggurat] {
+        for mode in [Mode::Exact, Mode::Fast] {
+            warpmc.push(dist(one, DistSpec::new(DistKind::Normal).with_transform(t).with_mode(mode), buf));
+        }
+    }
+    out.push(CpuDistribution {
+        distribution: "standard normal".into(),
+        rand_distr: rand_distr_rate(label("StandardNormal"), StandardNormal, &mut theirs, s),
+        warpmc,
+    });
+
+    log("CPU: exponentials on 1 thread, rand_distr and warpmc");
+    let mut warpmc = Vec::new();
+    for t in [Transform::Inversion, Transform::Ziggurat] {
+        for mode in [Mode::Exact, Mode::Fast] {
+            warpmc.push(dist(one, DistSpec::new(DistKind::Exponential).with_transform(t).with_mode(mode), buf));
+        }
+    }
+    out.push(CpuDistribution {
+        distribution: "exponential".into(),
+        rand_distr: rand_distr_rate(label("Exp1"), Exp1, &mut theirs, s),
+        warpmc,
+    });
+
+    for shape in [0.5f32, 2.0, 10.0] {
+        log(&format!("CPU: gamma (shape {shape}) on 1 thread, rand_distr and warpmc"));
+        let what = format!("Gamma({shape}, 1)");
+        let warpmc = [Transform::BoxMuller, Transform::Ziggurat]
+            .into_iter()
+            .map(|t| {
+                let mut d = DistSpec::new(DistKind::Gamma).with_transform(t);
+                d.shape = Some(shape as f64);
+                dist(one, d, buf)
+            })
+            .collect();
+        out.push(CpuDistribution {
+            distribution: format!("gamma (shape {shape})"),
+            rand_distr: match Gamma::new(shape, 1.0) {
+                Ok(d) => rand_distr_rate(label(&what), d, &mut theirs, s),
+                Err(e) => failed(&what, &e),
+            },
+            warpmc,
+        });
+    }
+
+    for mean in [4.0f32, 100.0] {
+        log(&format!("CPU: Poisson (mean {mean}) on 1 thread, rand_distr and warpmc"));
+        let what = format!("Poisson({mean})");
+        let mut d = DistSpec::new(DistKind::Poisson);
+        d.lambda = Some(mean as f64);
+        out.push(CpuDistribution {
+            distribution: format!("poisson (mean {mean})"),
+            rand_distr: match Poisson::new(mean) {
+                Ok(d) => rand_distr_rate(label(&what), d, &mut theirs, s),
+                Err(e) => failed(&what, &e),
+            },
+            warpmc: vec![dist(one, d, buf)],
+        });
+    }
+    out
+}
+
 fn cpu_bench(s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<(CpuBench, Vec<CpuGenerator>)> {
     let all = CpuExecutor::new(None)?;
     let one = CpuExecutor::new(Some(1))?;
@@ -1273,7 +1427,16 @@ fn cpu_bench(s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<(CpuBench, Vec
             });
         }
     }
-    let bench = CpuBench { threads, fill_streams, fill_block: block, small_rng_one_thread, normals, asian };
+    let distributions_one_thread = cpu_distributions(&one, fill_streams, &mut buf, s, log);
+    let bench = CpuBench {
+        threads,
+        fill_streams,
+        fill_block: block,
+        small_rng_one_thread,
+        normals,
+        distributions_one_thread,
+        asian,
+    };
     Ok((bench, rows))
 }
 
@@ -1463,6 +1626,48 @@ fn targets(r: &BenchReport) -> Vec<Target> {
             }
         }
     }
+
+    {
+        let target = "CPU: the fastest normal transform beats rand_distr's StandardNormal on SmallRng per core \
+                      (1 thread, values into a buffer)"
+            .to_string();
+        let normals = r
+            .cpu
+            .as_ref()
+            .and_then(|cpu| cpu.distributions_one_thread.iter().find(|d| d.distribution == "standard normal"));
+        t.push(match (&r.cpu, normals) {
+            (None, _) => Target {
+                target,
+                measured: format!("CPU part not run: {}", r.cpu_skipped.as_deref().unwrap_or("no CPU figures")),
+                met: None,
+            },
+            (Some(_), None) => Target { target, measured: "no standard-normal figures".into(), met: None },
+            (Some(_), Some(d)) => {
+                let best =
+                    d.warpmc.iter().filter_map(|m| m.rate()).max_by(|a, b| a.per_second.total_cmp(&b.per_second));
+                let m = |x: f64| format!("{:.0} M", x / 1e6);
+                match (best, d.rand_distr.per_second()) {
+                    (Some(b), Some(theirs)) => Target {
+                        target,
+                        measured: format!(
+                            "fastest: {} {} normals/s against rand_distr StandardNormal {} normals/s ({:.2}x)",
+                            b.name,
+                            m(b.per_second),
+                            m(theirs),
+                            b.per_second / theirs
+                        ),
+                        met: Some(b.per_second > theirs),
+                    },
+                    (None, _) => Target { target, measured: "no warpmc normal figure".into(), met: None },
+                    (_, None) => Target {
+                        target,
+                        measured: format!("rand_distr failed: {}", d.rand_distr.error().unwrap_or("no figure")),
+                        met: None,
+                    },
+                }
+            }
+        });
+    }
     t
 }
 
@@ -1637,7 +1842,7 @@ impl BenchReport {
         }
 
         if !self.targets.is_empty() {
-            m += "**Targets of issue 6** (figures of this run, not asserts):\n\n";
+            m += "**Targets of issues 6 and 7** (figures of this run, not asserts):\n\n";
             for t in &self.targets {
                 let status = match t.met {
                     Some(true) => "met",
@@ -1756,6 +1961,28 @@ impl BenchReport {
             for r in &cpu.asian {
                 m += &format!("| {} (steps) | {} | {:.1} |\n", r.name, si(r.per_second), r.ms);
             }
+            if !cpu.distributions_one_thread.is_empty() {
+                m += &format!(
+                    "\nCPU distributions, 1 thread, {} values into a buffer per call: rand_distr 0.6 on rand's \
+                     SmallRng (f32, one value at a time) beside warpmc's CPU fills ({CPU_DIST_GENERATOR}, {} \
+                     streams; Poisson counts are u32).\n\n",
+                    cpu.fill_block, cpu.fill_streams
+                );
+                m += "| distribution | rand_distr M/s | warpmc fill | M/s | over rand_distr |\n|---|---:|---|---:|---:|\n";
+                for d in &cpu.distributions_one_thread {
+                    let theirs = cell(Some(&d.rand_distr), |r| fmt_m(r.per_second), &mut failures);
+                    for (i, w) in d.warpmc.iter().enumerate() {
+                        let ours = cell(Some(w), |r| fmt_m(r.per_second), &mut failures);
+                        let ratio = match (w.per_second(), d.rand_distr.per_second()) {
+                            (Some(a), Some(b)) => format!("{:.2}x", a / b),
+                            _ => "—".into(),
+                        };
+                        let (name, theirs) = if i == 0 { (d.distribution.as_str(), theirs.as_str()) } else { ("", "") };
+                        m += &format!("| {name} | {theirs} | {} | {ours} | {ratio} |\n", table_text(w.name()));
+                    }
+                }
+                push_failures(&mut m, &mut failures);
+            }
         }
         m
     }
@@ -1805,6 +2032,11 @@ mod tests {
                 fill_block: 1 << 16,
                 small_rng_one_thread: rate("SmallRng", 1.0e9, 1.0),
                 normals: Vec::new(),
+                distributions_one_thread: vec![CpuDistribution {
+                    distribution: "standard normal".into(),
+                    rand_distr: rate("rand_distr StandardNormal", 2.0e8, 1.0),
+                    warpmc: vec![rate("a | b", 1.5e8, 1.0), Measured::failed("c", "boom"), rate("d", 2.5e8, 1.0)],
+                }],
                 asian: Vec::new(),
             }),
             cpu_skipped: None,
@@ -1828,6 +2060,12 @@ mod tests {
         assert!(md.contains("- kiss, u32 words, 1 thread: a \\| broken pipe"), "{md}");
         assert!(md.contains("GPU part not run: not asked for (--only cpu)"));
         assert!(md.contains("**1000.0 M words/s**"), "{md}");
+        // The distributions table: rand_distr's figure on its distribution's first row.
+        assert!(
+            md.contains("| standard normal | 200.0 | a \\| b | 150.0 | 0.75x |\n|  |  | c | failed | — |\n"),
+            "{md}"
+        );
+        assert!(md.contains("- c: boom"), "{md}");
         // Every generator has its row.
         for g in GeneratorKind::ALL {
             assert!(md.contains(&format!("| {g} |")), "{g}");
@@ -1844,7 +2082,15 @@ mod tests {
         assert!(cpu.measured.contains("the fastest of them lcg32 3000 M words/s"), "{}", cpu.measured);
         let gpu: Vec<_> = r.targets.iter().filter(|t| !t.target.starts_with("CPU")).collect();
         assert!(!gpu.is_empty() && gpu.iter().all(|t| t.met.is_none() && t.measured.contains("GPU part not run")));
+        // Issue 7's: the fastest of warpmc's normal fills (a failed one skipped) against rand_distr.
+        let normal = r.targets.iter().find(|t| t.target.starts_with("CPU: the fastest normal")).unwrap();
+        assert_eq!(normal.met, Some(true), "{}", normal.measured);
+        assert_eq!(
+            normal.measured,
+            "fastest: d 250 M normals/s against rand_distr StandardNormal 200 M normals/s (1.25x)"
+        );
         let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["cpu"]["distributions_one_thread"][0]["warpmc"][2]["per_second"], 2.5e8);
         assert_eq!(json["generators"][0]["cpu"]["one_thread"]["per_second"], 1.5e9);
         let kiss = GeneratorKind::ALL.iter().position(|&g| g == GeneratorKind::Kiss).unwrap();
         assert_eq!(json["generators"][kiss]["cpu"]["one_thread"]["error"], "a | broken pipe");

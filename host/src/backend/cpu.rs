@@ -4,6 +4,7 @@
 //! chunk sums are merged; integer sums are order-independent, so the result is the same for any
 //! thread count (and equal to the GPU's in exact mode).
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -12,7 +13,7 @@ use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumul
 use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, WarpSampler, dispatch, dispatch_counts, fill_warp_cached};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
 use warpmc_kernels::real::{Double, Single};
-use warpmc_kernels::rng::Generator;
+use warpmc_kernels::rng::{Generator, Uniform32};
 use warpmc_kernels::{Exact, Fast};
 
 use super::{Executor, FillKind, Filler, StreamInit};
@@ -133,42 +134,51 @@ struct CpuFiller<'a, G> {
     staging: Vec<u32>,
 }
 
-/// How a value of a fill lies in the output: its bits as `WORDS` 32-bit words, low word first.
-trait OutputValue: Copy {
-    const WORDS: usize;
-    fn put(self, dst: &mut [u32]);
-}
-
-impl OutputValue for u32 {
-    const WORDS: usize = 1;
-    #[inline(always)]
-    fn put(self, dst: &mut [u32]) {
-        dst[0] = self;
-    }
-}
-
-impl OutputValue for f32 {
-    const WORDS: usize = 1;
-    #[inline(always)]
-    fn put(self, dst: &mut [u32]) {
-        dst[0] = self.to_bits();
-    }
-}
-
-impl OutputValue for f64 {
-    const WORDS: usize = 2;
-    #[inline(always)]
-    fn put(self, dst: &mut [u32]) {
-        let b = self.to_bits();
-        (dst[0], dst[1]) = (b as u32, (b >> 32) as u32);
-    }
-}
-
-/// Write `values` into `dst`, [`OutputValue::WORDS`] words each.
+/// Write `values` into `dst`, [`Value::WORDS`] 32-bit words each, low word first.
 #[inline(always)]
-fn put_all<T: OutputValue>(dst: &mut [u32], values: &[T]) {
+fn put_all<T: Value>(dst: &mut [u32], values: &[T]) {
     for (d, &v) in dst.chunks_exact_mut(T::WORDS).zip(values) {
-        v.put(d);
+        d.copy_from_slice(&v.words()[..T::WORDS]);
+    }
+}
+
+/// Where the groups of a block come from: a fixed fill ([`Fixed`]) or a distribution's sampler
+/// that takes the same words for every group ([`Sampled`]). Either way a group is a function of
+/// its stream's next words alone, so streams can be stepped in any order or together.
+trait Source: Copy + Send + Sync {
+    type Item: Value;
+    fn group<G: Uniform32>(&self, rng: &mut G) -> [Self::Item; GROUP];
+}
+
+/// The groups of a [`Group`] kind (words, uniforms, Box-Muller normals).
+struct Fixed<K>(PhantomData<fn() -> K>);
+
+impl<K> Clone for Fixed<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for Fixed<K> {}
+
+impl<K: Group<Item: Value>> Source for Fixed<K> {
+    type Item = K::Item;
+    #[inline(always)]
+    fn group<G: Uniform32>(&self, rng: &mut G) -> [K::Item; GROUP] {
+        K::next_group(rng)
+    }
+}
+
+/// The groups of a distribution's sampler; only for one with [`Sampler::FIXED_WORDS`], whose
+/// lanes can be stepped in lockstep (it counts no rejections).
+#[derive(Clone, Copy)]
+struct Sampled<S>(S);
+
+impl<S: Sampler> Source for Sampled<S> {
+    type Item = S::Item;
+    #[inline(always)]
+    fn group<G: Uniform32>(&self, rng: &mut G) -> [S::Item; GROUP] {
+        let mut iters = 0;
+        self.0.next_group(rng, &mut iters)
     }
 }
 
@@ -253,25 +263,25 @@ impl<'s, G: Generator> Task<'s, G> {
     /// per instruction, and 32-bit multiplies in vectors). Both give the same words: integer
     /// arithmetic is exact, and floating-point operations are IEEE operations either way (Rust
     /// never contracts them into fused multiply-adds).
-    fn fill_rows<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
+    fn fill_rows<K: Source>(&mut self, src: &K, dst: &mut [u32], row_words: usize, rows: usize) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the one requirement of calling a function compiled with AVX2 enabled is a
             // CPU that has it, detected just above.
-            return unsafe { self.fill_rows_avx2::<K>(dst, row_words, rows) };
+            return unsafe { self.fill_rows_avx2(src, dst, row_words, rows) };
         }
-        self.fill_rows_inline::<K>(dst, row_words, rows)
+        self.fill_rows_inline(src, dst, row_words, rows)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn fill_rows_avx2<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
-        self.fill_rows_inline::<K>(dst, row_words, rows)
+    fn fill_rows_avx2<K: Source>(&mut self, src: &K, dst: &mut [u32], row_words: usize, rows: usize) {
+        self.fill_rows_inline(src, dst, row_words, rows)
     }
 
     #[inline(always)]
-    fn fill_rows_inline<K: Group<Item: OutputValue>>(&mut self, dst: &mut [u32], row_words: usize, rows: usize) {
-        let group_words = GROUP * <K::Item as OutputValue>::WORDS;
+    fn fill_rows_inline<K: Source>(&mut self, src: &K, dst: &mut [u32], row_words: usize, rows: usize) {
+        let group_words = GROUP * <K::Item as Value>::WORDS;
         let span = LOCKSTEP * group_words;
         // Row by row within a panel: the writes run along the rows, and the panel's states stay
         // in the L1 cache.
@@ -284,7 +294,7 @@ impl<'s, G: Generator> Task<'s, G> {
                     let mut groups = [[K::Item::default(); GROUP]; LOCKSTEP];
                     for (l, group) in groups.iter_mut().enumerate() {
                         let mut rng: G = lanes.get(l);
-                        *group = K::next_group(&mut rng);
+                        *group = src.group(&mut rng);
                         lanes.set(l, rng);
                     }
                     put_all(out, groups.as_flattened());
@@ -294,7 +304,7 @@ impl<'s, G: Generator> Task<'s, G> {
         }
         for rng in &mut self.states[self.lanes.len() * LOCKSTEP..] {
             for r in 0..rows {
-                put_all(&mut dst[r * row_words + col..][..group_words], &K::next_group(rng));
+                put_all(&mut dst[r * row_words + col..][..group_words], &src.group(rng));
             }
             col += group_words;
         }
@@ -319,14 +329,15 @@ impl<'s, G: Generator> Task<'s, G> {
 /// whole rows of the tile into `out`, the rows split among them: writing interleaved parts of
 /// the same rows from several cores straight into memory was four times slower than one core
 /// writing whole rows (2-core AMD EPYC, 16 MiB blocks).
-fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
+fn fill_block<K: Source, G: Generator>(
     pool: &rayon::ThreadPool,
     states: &mut [G],
     staging: &mut Vec<u32>,
     out: &mut [u32],
+    src: K,
 ) -> Result<()> {
     let streams = states.len();
-    let words = <K::Item as OutputValue>::WORDS;
+    let words = <K::Item as Value>::WORDS;
     let values = out.len() / words;
     if values == 0 {
         return Ok(());
@@ -344,7 +355,7 @@ fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
     if let [task] = &mut tasks[..] {
         let tile = (TILE_BYTES / 4 / row_words).max(1);
         for tile in whole.chunks_mut(tile * row_words) {
-            task.fill_rows::<K>(tile, row_words, tile.len() / row_words);
+            task.fill_rows(&src, tile, row_words, tile.len() / row_words);
         }
     } else if rows > 0 {
         let tile = (TILE_BYTES / 4 * tasks.len() / row_words).clamp(1, rows);
@@ -364,7 +375,7 @@ fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
             pool.install(|| {
                 tasks.par_iter_mut().zip(parts).for_each(|(task, part)| {
                     let span = task.states.len() * group_words;
-                    task.fill_rows::<K>(part, span, n)
+                    task.fill_rows(&src, part, span, n)
                 })
             });
             let staged = &staging[..n * row_words];
@@ -391,15 +402,24 @@ fn fill_block<K: Group<Item: OutputValue>, G: Generator>(
     for (s, rng) in states.iter_mut().enumerate().take(rest.div_ceil(GROUP)) {
         let base = s * GROUP;
         let valid = (rest - base).min(GROUP);
-        put_all(&mut last[base * words..][..valid * words], &K::next_group(rng)[..valid]);
+        put_all(&mut last[base * words..][..valid * words], &src.group(rng)[..valid]);
     }
     Ok(())
 }
 
-/// A block of a distribution fill ([`FillKind::Dist`]): each stream's groups drawn by its own
-/// loop over the shared sampler ([`warpmc_kernels::fill::fill_stream_sampled`], the GPU
-/// kernels' loop too), the streams spread over the pool.
-fn fill_dist<G: Generator>(pool: &rayon::ThreadPool, states: &mut [G], out: &mut [u32], d: DistFill) -> Result<()> {
+/// A block of a distribution fill ([`FillKind::Dist`]). A sampler that takes the same words for
+/// every group (Box-Muller, inversion) fills as the fixed fills do ([`fill_block`]: streams in
+/// lockstep, vectorised); one that rejects draws each stream's groups by its own loop over the
+/// shared sampler ([`warpmc_kernels::fill::fill_stream_sampled`], the GPU kernels' loop too),
+/// the streams spread over the pool. The layout, and so every value, is the same either way.
+fn fill_dist<G: Generator>(
+    pool: &rayon::ThreadPool,
+    states: &mut [G],
+    staging: &mut Vec<u32>,
+    out: &mut [u32],
+    d: DistFill,
+    lockstep: bool,
+) -> Result<()> {
     if !d.fixed_words && G::LANES > 1 {
         return Err(Error::invalid(
             "generator",
@@ -408,7 +428,7 @@ fn fill_dist<G: Generator>(pool: &rayon::ThreadPool, states: &mut [G], out: &mut
         ));
     }
     let p = d.params();
-    let visit = CpuDist { pool, states, out };
+    let visit = CpuDist { pool, states, staging, out, lockstep };
     if d.is_counts() {
         return dispatch_counts(&p, visit);
     }
@@ -422,7 +442,11 @@ fn fill_dist<G: Generator>(pool: &rayon::ThreadPool, states: &mut [G], out: &mut
 struct CpuDist<'a, G> {
     pool: &'a rayon::ThreadPool,
     states: &'a mut [G],
+    staging: &'a mut Vec<u32>,
     out: &'a mut [u32],
+    /// Whether a sampler of fixed words fills through [`fill_block`] (false: every sampler
+    /// stream by stream, the reference the tests compare the lockstep fill with).
+    lockstep: bool,
 }
 
 /// A pointer that the workers of one fill share: each writes only its own stream's places.
@@ -437,6 +461,9 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
     type Out = Result<()>;
 
     fn visit<S: Sampler>(self, sampler: S) -> Result<()> {
+        if S::FIXED_WORDS && self.lockstep {
+            return fill_block(self.pool, self.states, self.staging, self.out, Sampled(sampler));
+        }
         let w = <S::Item as Value>::WORDS;
         let values = self.out.len() / w;
         let streams = self.states.len();
@@ -511,12 +538,16 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
         let (pool, states, staging) = (&self.exec.pool, &mut self.states, &mut self.staging);
         match self.kind {
-            FillKind::Words => fill_block::<Words, G>(pool, states, staging, out),
-            FillKind::Uniforms => fill_block::<Uniforms, G>(pool, states, staging, out),
-            FillKind::UniformsF64 => fill_block::<UniformsF64, G>(pool, states, staging, out),
-            FillKind::Normals(Mode::Exact) => fill_block::<Normals<Exact>, G>(pool, states, staging, out),
-            FillKind::Normals(Mode::Fast) => fill_block::<Normals<Fast>, G>(pool, states, staging, out),
-            FillKind::Dist(d) => fill_dist::<G>(pool, states, out, d),
+            FillKind::Words => fill_block(pool, states, staging, out, Fixed::<Words>(PhantomData)),
+            FillKind::Uniforms => fill_block(pool, states, staging, out, Fixed::<Uniforms>(PhantomData)),
+            FillKind::UniformsF64 => fill_block(pool, states, staging, out, Fixed::<UniformsF64>(PhantomData)),
+            FillKind::Normals(Mode::Exact) => {
+                fill_block(pool, states, staging, out, Fixed::<Normals<Exact>>(PhantomData))
+            }
+            FillKind::Normals(Mode::Fast) => {
+                fill_block(pool, states, staging, out, Fixed::<Normals<Fast>>(PhantomData))
+            }
+            FillKind::Dist(d) => fill_dist::<G>(pool, states, staging, out, d, true),
         }
     }
 }
@@ -526,7 +557,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use rand::{Rng as _, SeedableRng as _};
-    use warpmc_kernels::rng::Uniform32 as _;
+    use warpmc_kernels::dist::{ExponentialSampler, Inversion, NormalSampler};
 
     use super::*;
     use crate::backend::state_words;
@@ -693,6 +724,70 @@ mod tests {
         }
     }
 
+    /// Distribution fills whose sampler takes the same words for every group run through the
+    /// lockstep fill ([`fill_block`]); their values are those of the stream-by-stream loop (the
+    /// GPU kernels' loop, [`fill_stream_sampled`]) bit for bit, and so are the states after, for
+    /// every such distribution, transform, precision and mode, lockstep groups and single
+    /// streams, blocks cut short within a group, one and two threads, and a collective
+    /// generator (stepped one stream at a time by both).
+    #[test]
+    fn lockstep_dist_fill_is_the_stream_loop() {
+        use crate::distributions::{DistKind, DistSpec, every_spec};
+        let mut specs: Vec<DistSpec> = every_spec().into_iter().filter(DistSpec::fixed_words).collect();
+        let mut affine = DistSpec::new(DistKind::Normal);
+        (affine.mean, affine.sd) = (1.5, 0.25);
+        specs.extend([affine, affine.with_mode(Mode::Fast), affine.with_precision(Precision::F64)]);
+        // normal and lognormal by 3 transforms in 3 precision-modes, exponential inversion in 3.
+        assert_eq!(specs.len(), 21 + 3);
+        for threads in [1, 2] {
+            let exec = CpuExecutor::new(Some(threads)).unwrap();
+            for g in
+                [GeneratorKind::HybridTaus, GeneratorKind::Philox4x32x10, GeneratorKind::Mrg32k3a, GeneratorKind::Warp]
+            {
+                with_generator!(g, G => {
+                    for streams in [1, 3, 7, 8, 13, 64] {
+                        let row = GROUP * streams;
+                        for d in &specs {
+                            for tail in [1, row / 2 + 1, row - 1, row] {
+                                compare_dist::<G>(&exec, g, d.fill(), streams, &[2 * row, 3 * row, tail]);
+                            }
+                        }
+                    }
+                    // Many rows: several tiles of rows, staged and interleaved on two threads.
+                    let row = GROUP * 64;
+                    compare_dist::<G>(&exec, g, specs[0].fill(), 64, &[3000 * row, 5]);
+                });
+            }
+        }
+    }
+
+    fn compare_dist<G: Generator>(exec: &CpuExecutor, g: GeneratorKind, d: DistFill, streams: usize, blocks: &[usize]) {
+        let init = StreamInit::Seeded { generator: g, seed: 31, first: 2, count: streams as u64 };
+        let wpv = d.words_per_value();
+        let len = blocks.iter().sum::<usize>() * wpv;
+        let (mut got, mut want) = (vec![0u32; len], vec![1u32; len]);
+        let mut filler = exec.filler(FillKind::Dist(d), &init).unwrap();
+        let mut states: Vec<G> = init.states().unwrap();
+        let mut staging = Vec::new();
+        let mut at = 0;
+        for &b in blocks {
+            filler.fill(&mut got[at..at + b * wpv]).unwrap();
+            fill_dist(&exec.pool, &mut states, &mut staging, &mut want[at..at + b * wpv], d, false).unwrap();
+            at += b * wpv;
+        }
+        let what = format!("{g}, {}, {streams} streams, {} threads, blocks {blocks:?}", d.describe(), exec.threads());
+        if let Some(i) = (0..len).find(|&i| got[i] != want[i]) {
+            panic!("{what}: word {i} is {:#x}, the stream loop's {:#x}", got[i], want[i]);
+        }
+        // The states after: the next words of each stream agree.
+        let mut after = vec![0u32; streams * GROUP];
+        let mut filler_states = vec![0u32; streams * GROUP];
+        fill_block(&exec.pool, &mut states, &mut staging, &mut after, Fixed::<Words>(PhantomData)).unwrap();
+        filler.set_kind(FillKind::Words);
+        filler.fill(&mut filler_states).unwrap();
+        assert!(after == filler_states, "{what}: different states after");
+    }
+
     /// Both compilations of the lockstep loop (baseline and AVX2) give the same words and leave
     /// the same states: on an AVX2 machine the other tests only see the AVX2 one.
     #[test]
@@ -701,20 +796,25 @@ mod tests {
         if std::arch::is_x86_feature_detected!("avx2") {
             for g in [GeneratorKind::Kiss, GeneratorKind::Mrg32k3a, GeneratorKind::Philox4x32x10] {
                 with_generator!(g, G => {
-                    compare_lockstep::<Words, G>(g);
-                    compare_lockstep::<UniformsF64, G>(g);
-                    compare_lockstep::<Normals<Exact>, G>(g);
-                    compare_lockstep::<Normals<Fast>, G>(g);
+                    compare_lockstep::<_, G>(g, Fixed::<Words>(PhantomData));
+                    compare_lockstep::<_, G>(g, Fixed::<UniformsF64>(PhantomData));
+                    compare_lockstep::<_, G>(g, Fixed::<Normals<Exact>>(PhantomData));
+                    compare_lockstep::<_, G>(g, Fixed::<Normals<Fast>>(PhantomData));
+                    // A distribution's sampler: log-normal (its post-transform), by inversion.
+                    type Ln = NormalSampler<Single<Exact>, Inversion>;
+                    compare_lockstep::<_, G>(g, Sampled(Ln::new(0.5, 2.0, true)));
+                    type Exp64 = ExponentialSampler<Double, false>;
+                    compare_lockstep::<_, G>(g, Sampled(Exp64::new(3.0)));
                 });
             }
         }
     }
 
     #[cfg(target_arch = "x86_64")]
-    fn compare_lockstep<K: Group<Item: OutputValue>, G: Generator>(g: GeneratorKind) {
+    fn compare_lockstep<K: Source, G: Generator>(g: GeneratorKind, src: K) {
         // Two lockstep groups and three single streams.
         let streams = 2 * LOCKSTEP + 3;
-        let (rows, words) = (50, <K::Item as OutputValue>::WORDS);
+        let (rows, words) = (50, <K::Item as Value>::WORDS);
         let row_words = streams * GROUP * words;
         let run = |avx2: bool| {
             let mut states: Vec<G> = (0..streams as u64).map(|k| G::stream(9, k)).collect();
@@ -722,9 +822,9 @@ mod tests {
             let mut task = Task::new(&mut states);
             if avx2 {
                 // SAFETY: the caller checked that the CPU has AVX2.
-                unsafe { task.fill_rows_avx2::<K>(&mut out, row_words, rows) }
+                unsafe { task.fill_rows_avx2(&src, &mut out, row_words, rows) }
             } else {
-                task.fill_rows_inline::<K>(&mut out, row_words, rows)
+                task.fill_rows_inline(&src, &mut out, row_words, rows)
             }
             task.finish();
             (out, state_words(&states).to_vec())
