@@ -1909,7 +1909,7 @@ impl BenchReport {
                 m += &rate_row(r, &mut failures);
             }
             if !g.divergence.is_empty() {
-                m += "\n| warp divergence (philox4x32-10, f32 exact) | acceptance | warp iterations per call | model | lane efficiency | ns per value | same values |\n|---|---:|---:|---:|---:|---:|---|\n";
+                m += "\n| warp divergence (philox4x32-10, f32 exact) | acceptance | warp iterations per call | model | lane efficiency | G values/s | same values |\n|---|---:|---:|---:|---:|---:|---|\n";
             }
             for r in &g.divergence {
                 let opt = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |v| format!("{v:.d$}"));
@@ -1920,7 +1920,7 @@ impl BenchReport {
                     r.warp_iterations_per_call,
                     opt(r.model_per_call, 4),
                     r.efficiency,
-                    opt(r.ns_per_value, 5),
+                    opt(r.ns_per_value.map(|ns| 1.0 / ns), 1),
                     if r.same_values { "yes" } else { "NO" }
                 );
             }

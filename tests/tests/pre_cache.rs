@@ -110,7 +110,9 @@ fn gpu_diagnostic_counts_warp_iterations() {
     let Some(exec) = gpu_or_skip("gpu_diagnostic_counts_warp_iterations") else { return };
     let gpu = exec.as_gpu().expect("a GPU executor");
     let streams = 32 * 1024;
-    let len = streams * 4 * 64;
+    // 32 rows: one block of `generate_words` (4 Mi values), so that the production fill below is
+    // one kernel launch as the diagnostic is (a pre-cached fill drops its caches at its end).
+    let len = streams * 4 * 32;
     let specs = [
         (DistSpec::new(DistKind::Normal).with_transform(Transform::Polar), std::f64::consts::FRAC_PI_4),
         (DistSpec { shape: Some(1.0), ..DistSpec::new(DistKind::Gamma) }, acceptance(1.0)),
