@@ -52,6 +52,18 @@ fn plain_iterations(values: usize, mut attempt: impl FnMut(&mut Philox4x32x10) -
     total as f64 / values as f64
 }
 
+/// Gamma of `shape` (Box-Muller normals): its acceptance, the emulated pre-cached warp's
+/// iterations per call and the plain warp's.
+fn gamma_case(name: &'static str, shape: f64) -> (&'static str, f64, f64, f64) {
+    let cached = emulated_iterations(&CachedGamma::<Single<Exact>, BoxMuller>::new(shape), 1 << 13);
+    let g = Gamma::<f32>::new(shape);
+    let plain = plain_iterations(1 << 15, |rng| {
+        let mut normal = |r: &mut Philox4x32x10| <Single<Exact> as warpmc_kernels::real::Arith>::box_muller(r).0;
+        g.attempt::<Single<Exact>, _>(rng, &mut normal).is_some()
+    });
+    (name, acceptance(shape), cached, plain)
+}
+
 #[test]
 fn lockstep_iterations_match_the_models() {
     // 2^15 calls: the per-call standard deviation is about 1 (polar) and 0.5 (gamma), so the
@@ -65,24 +77,8 @@ fn lockstep_iterations_match_the_models() {
             emulated_iterations(&CachedPolar::<Single<Exact>>::new(0.0, 1.0, false), 1 << 14),
             plain_iterations(1 << 14, |rng| polar_attempt::<Single<Exact>, _>(rng).is_some()),
         ),
-        ("gamma shape 1", acceptance(1.0), {
-            emulated_iterations(&CachedGamma::<Single<Exact>, BoxMuller>::new(1.0), 1 << 13)
-        }, {
-            let g = Gamma::<f32>::new(1.0);
-            plain_iterations(1 << 15, |rng| {
-                let mut normal = |r: &mut Philox4x32x10| <Single<Exact> as warpmc_kernels::real::Arith>::box_muller(r).0;
-                g.attempt::<Single<Exact>, _>(rng, &mut normal).is_some()
-            })
-        }),
-        ("gamma shape 0.3", acceptance(0.3), {
-            emulated_iterations(&CachedGamma::<Single<Exact>, BoxMuller>::new(0.3), 1 << 13)
-        }, {
-            let g = Gamma::<f32>::new(0.3);
-            plain_iterations(1 << 15, |rng| {
-                let mut normal = |r: &mut Philox4x32x10| <Single<Exact> as warpmc_kernels::real::Arith>::box_muller(r).0;
-                g.attempt::<Single<Exact>, _>(rng, &mut normal).is_some()
-            })
-        }),
+        gamma_case("gamma shape 1", 1.0),
+        gamma_case("gamma shape 0.3", 0.3),
     ];
     for (name, p, cached, plain) in cases {
         let model_cached = cached_model(p, 32, Loop::DoWhile).unwrap().expected_iterations;
