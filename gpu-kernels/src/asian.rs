@@ -38,10 +38,16 @@
 //! against an `f64` re-implementation of the same paths at vols 1e-4 with 1000 steps and vols
 //! 0.01 with 10^5 steps. The running sum over the dates and the payoff are `f64`.
 
+use core::marker::PhantomData;
+
 use crate::MathMode;
 use crate::accum::PairMoments;
+use crate::dist::{Inversion, InversionNaive, NormalTransform, Polar, Ziggurat, transform};
+use crate::inverse_normal::Quantile;
 use crate::normal::{BoxMuller, ConstantNormals, NormalPairs};
-use crate::rng::Generator;
+use crate::real::Single;
+use crate::rng::{Generator, Uniform32};
+use crate::ziggurat::Zig;
 
 /// Per-step coefficients of one Asian basket job, as the kernels take them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,6 +64,11 @@ pub struct AsianBasketSteps {
     pub sig_bb: f32,
     /// Number of dates `n >= 1`.
     pub steps: u32,
+    /// The normal transform feeding the paths, a code of [`crate::dist::transform`]:
+    /// Box-Muller (the chapter's), inversion, naive inversion, polar or Ziggurat (see
+    /// [`path_with`]). The `asian_basket_*` kernels are Box-Muller's; `asian_basket_any_*`
+    /// take every code.
+    pub normals: u32,
 }
 
 /// Split an `f64` into `hi + lo`, both `f32`: the form of [`AsianBasketSteps::ln_a0`].
@@ -128,6 +139,72 @@ pub fn path<S: NormalPairs, M: MathMode>(p: &AsianBasketSteps, normals: &mut S) 
 pub fn simulate_path<G: Generator, M: MathMode>(p: &AsianBasketSteps, seed: u64, k: u64) -> (f64, f64) {
     let mut normals = BoxMuller::<_, M>::new(G::stream(seed, k));
     path::<_, M>(p, &mut normals)
+}
+
+/// Pairs of `f32` normals from the distributions' transform `T` (`crate::dist`) over `rng`: the
+/// same values, in the same order, as a normal fill of that transform from the same stream.
+#[derive(Clone, Copy, Debug)]
+pub struct TransformPairs<G, T, M> {
+    pub rng: G,
+    transform: PhantomData<(T, M)>,
+}
+
+impl<G, T, M> TransformPairs<G, T, M> {
+    #[inline(always)]
+    pub fn new(rng: G) -> Self {
+        Self { rng, transform: PhantomData }
+    }
+}
+
+impl<G: Uniform32, M: MathMode + Send + Sync, T: NormalTransform<Single<M>>> NormalPairs for TransformPairs<G, T, M> {
+    #[inline(always)]
+    fn next_pair(&mut self) -> (f32, f32) {
+        T::pair(&mut self.rng, &mut 0u32)
+    }
+}
+
+/// Whether transform code `normals` draws the same number of words for every pair (what a
+/// collective generator's lanes need; the rejection methods do not).
+#[inline(always)]
+pub fn fixed_words(normals: u32) -> bool {
+    !matches!(normals, transform::POLAR | transform::ZIGGURAT)
+}
+
+/// One path from stream `rng` through the transform `p.normals` names (an unknown code is
+/// Box-Muller's; the host sends only the five of [`AsianBasketSteps::normals`]). The branch is
+/// the same for every path of a job, so a warp never diverges on it.
+#[inline(always)]
+pub fn path_with<G: Uniform32, M: MathMode + Send + Sync>(p: &AsianBasketSteps, rng: G) -> (f64, f64)
+where
+    Single<M>: Quantile + Zig,
+{
+    match p.normals {
+        transform::INVERSION => path::<_, M>(p, &mut TransformPairs::<_, Inversion, M>::new(rng)),
+        transform::INVERSION_NAIVE => path::<_, M>(p, &mut TransformPairs::<_, InversionNaive, M>::new(rng)),
+        transform::POLAR => path::<_, M>(p, &mut TransformPairs::<_, Polar, M>::new(rng)),
+        transform::ZIGGURAT => path::<_, M>(p, &mut TransformPairs::<_, Ziggurat, M>::new(rng)),
+        _ => path::<_, M>(p, &mut BoxMuller::<_, M>::new(rng)),
+    }
+}
+
+/// [`accumulate_paths`] with the transform `p.normals` names ([`path_with`]).
+#[inline(always)]
+pub fn accumulate_paths_with<G: Generator, M: MathMode + Send + Sync>(
+    p: &AsianBasketSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    stride: u64,
+    acc: &mut PairMoments,
+) where
+    Single<M>: Quantile + Zig,
+{
+    let mut k = first;
+    while k < end {
+        let (payoff, unfloored) = path_with::<_, M>(p, G::stream(seed, k));
+        acc.push(payoff, unfloored);
+        k += stride;
+    }
 }
 
 /// Accumulate paths `first, first + stride, ... < end` into `acc`, path `k` drawing its normals

@@ -11,7 +11,7 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
-use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, path};
+use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, accumulate_paths_with, fixed_words, path, path_with};
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use core::marker::PhantomData;
 
@@ -105,6 +105,27 @@ unsafe fn asian_basket<G: Generator, M: MathMode>(p: AsianBasketSteps, seed: u64
     let (gtid, threads) = grid_position();
     let mut acc = PairMoments::ZERO;
     accumulate_paths::<G, M>(&p, seed, first + gtid, end, threads, &mut acc);
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// [`asian_basket`] with the normal transform `p.normals` names (`asian::path_with`).
+///
+/// # Safety
+/// As [`asian_basket`].
+#[inline(always)]
+unsafe fn asian_basket_any<G: Generator, M: MathMode + Send + Sync>(
+    p: AsianBasketSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    accumulate_paths_with::<G, M>(&p, seed, first + gtid, end, threads, &mut acc);
     // SAFETY: forwarded contract.
     unsafe { write_warp_total(out, gtid, acc) };
 }
@@ -588,22 +609,28 @@ unsafe fn fill_collective_stores<K: Group, G: Collective, const ALIGNED: bool>(
 /// # Safety
 /// `out` holds `PairMoments::WORDS` words per warp of the grid.
 #[inline(always)]
-unsafe fn asian_collective<G: Collective, M: MathMode>(
+unsafe fn asian_collective<G: Collective, M: MathMode + Send + Sync, const ANY: bool>(
     p: AsianBasketSteps,
     seed: u64,
     first: u64,
     end: u64,
     out: *mut u64,
-) {
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
     let (gtid, threads) = grid_position();
     let lane = gtid % 32;
     let mut acc = PairMoments::ZERO;
-    let mut k = first - first % 32 + gtid;
+    // A rejection transform's lanes would draw different numbers of words (the host refuses
+    // it with a collective generator): nothing is simulated, and the totals count no path.
+    let mut k = if ANY && !fixed_words(p.normals) { end + 32 } else { first - first % 32 + gtid };
     while k - lane < end {
         // SAFETY: the 32 lanes are here together with the same warp number `k / 32`, and every
-        // path draws the same number of words (`path` has no data-dependent draws).
-        let mut normals = unsafe { BoxMuller::<_, M>::new(G::lane(G::init_word(seed, k / 32))) };
-        let (payoff, unfloored) = path::<_, M>(&p, &mut normals);
+        // path draws the same number of words (Box-Muller, or a fixed-word transform: `path`
+        // has no data-dependent draws).
+        let rng = unsafe { G::lane(G::init_word(seed, k / 32)) };
+        let (payoff, unfloored) =
+            if ANY { path_with::<_, M>(&p, rng) } else { path::<_, M>(&p, &mut BoxMuller::<_, M>::new(rng)) };
         if k >= first && k < end {
             acc.push(payoff, unfloored);
         }
@@ -867,8 +894,8 @@ pub unsafe extern "ptx-kernel" fn diag_dist_u32(
     dispatch_counts(&p, DiagFill { fill: StatesFill { out, len, states, streams }, counts })
 }
 
-/// The fill loop for a collective generator's lanes (fixed-word samplers only: the host
-/// refuses the others, whose lanes could not draw in lockstep).
+/// The fill loop for a collective generator's lanes: in lockstep for a fixed-word sampler,
+/// through each lane's word buffer for one that rejects (`crate::buffered`).
 struct CollectiveFill<G> {
     out: *mut u32,
     len: u64,
@@ -883,12 +910,15 @@ impl<G: Collective> SamplerVisitor for CollectiveFill<G> {
     type Out = ();
     #[inline(always)]
     fn visit<S: Sampler>(self, s: S) {
-        if !S::FIXED_WORDS {
-            return;
-        }
         let out = self.out as *mut S::Item;
         // SAFETY: the kernel's contract, as `fill_collective`'s, and `out` is aligned.
-        unsafe { fill_collective_sampled::<S, G>(&s, out, self.len, self.words, self.streams, self.pad, self.lanes) }
+        unsafe {
+            if S::FIXED_WORDS {
+                fill_collective_sampled::<S, G>(&s, out, self.len, self.words, self.streams, self.pad, self.lanes)
+            } else {
+                fill_collective_buffered::<S, G>(&s, out, self.len, self.words, self.streams, self.pad, self.lanes)
+            }
+        }
     }
     #[inline(always)]
     fn unknown(self) {}
@@ -935,6 +965,94 @@ unsafe fn fill_collective_sampled<S: Sampler, G: Collective>(
                         store_group::<true, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
                     }
                     r += 1;
+                }
+                words.add(a as usize).write(G::word(&rng));
+            }
+        }
+        a += threads;
+    }
+}
+
+/// The Asian basket kernels with any normal transform (`asian_basket_any_{exact,fast}__<gen>`,
+/// the arguments of `asian_basket_*`; `p.normals` names the transform).
+macro_rules! asian_any_kernels {
+    ($id:ident, |$p:ident, $seed:ident, $first:ident, $end:ident, $out:ident, $M:ident| $call:expr) => {
+        #[unsafe(export_name = concat!("asian_basket_any_exact__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn asian_basket_any_exact(
+            $p: AsianBasketSteps,
+            $seed: u64,
+            $first: u64,
+            $end: u64,
+            $out: *mut u64,
+        ) {
+            type $M = Exact;
+            // SAFETY: as `asian_basket_exact`'s.
+            unsafe { $call }
+        }
+
+        #[unsafe(export_name = concat!("asian_basket_any_fast__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn asian_basket_any_fast(
+            $p: AsianBasketSteps,
+            $seed: u64,
+            $first: u64,
+            $end: u64,
+            $out: *mut u64,
+        ) {
+            type $M = Fast;
+            // SAFETY: as `asian_basket_fast`'s.
+            unsafe { $call }
+        }
+    };
+}
+
+/// [`fill_collective_sampled`] for a sampler that rejects: every lane of the warp draws rounds of
+/// `ROUND_WORDS` words into its buffer in lockstep, and between rounds writes the groups its
+/// buffered words complete, until no lane of the warp has groups left (`crate::buffered`).
+///
+/// # Safety
+/// As [`fill_collective`]; `vector_aligned(out)`.
+#[inline(always)]
+unsafe fn fill_collective_buffered<S: Sampler, G: Collective>(
+    sampler: &S,
+    out: *mut S::Item,
+    len: u64,
+    words: *mut u32,
+    streams: u64,
+    pad: u64,
+    lanes: u64,
+) {
+    use crate::buffered::{LaneWords, ROUND_WORDS};
+    use crate::rng::Uniform32;
+    let (gtid, threads) = grid_position();
+    let groups = len.div_ceil(GROUP as u64);
+    let mut a = gtid;
+    while a < lanes {
+        let s = a as i64 - pad as i64;
+        let mine = groups_of(s, groups, streams);
+        let warp_first = (a - a % 32) as i64 - pad as i64;
+        if groups_of(warp_first.max(0), groups, streams) > 0 {
+            // SAFETY: `a` is in bounds; the 32 lanes of the warp run the same rounds (the vote
+            // is over all of them) and draw `ROUND_WORDS` words each in every round together;
+            // the groups are stored where the lane alone writes.
+            unsafe {
+                let mut rng = G::lane(words.add(a as usize).read());
+                let mut buf = LaneWords::new();
+                let step = streams * GROUP as u64;
+                let mut done = 0u64;
+                while vote_any(u32::MAX, done < mine) {
+                    let mut i = 0;
+                    while i < ROUND_WORDS {
+                        buf.push(rng.next_u32());
+                        i += 1;
+                    }
+                    if done < mine {
+                        let mut k = done;
+                        done += buf.drain(sampler, mine - done, &mut 0u32, |g| {
+                            let base = s as u64 * GROUP as u64 + k * step;
+                            store_group::<true, _>(out, base as usize, g, (len - base).min(GROUP as u64) as usize);
+                            k += 1;
+                        });
+                    }
                 }
                 words.add(a as usize).write(G::word(&rng));
             }
@@ -1045,6 +1163,19 @@ macro_rules! dist_kernels_collective {
                 CollectiveFill::<G> { out, len, words, streams, pad, lanes, generator: PhantomData },
             )
         }
+
+        #[unsafe(export_name = concat!("fill_dist_u32__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn fill_dist_u32(
+            out: *mut u32,
+            len: u64,
+            words: *mut u32,
+            streams: u64,
+            pad: u64,
+            lanes: u64,
+            p: DistParams,
+        ) {
+            dispatch_counts(&p, CollectiveFill::<G> { out, len, words, streams, pad, lanes, generator: PhantomData })
+        }
     };
 }
 
@@ -1144,6 +1275,8 @@ macro_rules! generator_kernels_of {
                 // SAFETY: as above.
                 unsafe { asian_basket::<G, Fast>(p, seed, first, end, out) }
             }
+
+            asian_any_kernels!($id, |p, seed, first, end, out, M| asian_basket_any::<G, M>(p, seed, first, end, out));
         }
     };
     ($G:ident, $id:ident, collective) => {
@@ -1233,7 +1366,7 @@ macro_rules! generator_kernels_of {
                 out: *mut u64,
             ) {
                 // SAFETY: as above.
-                unsafe { asian_collective::<G, Exact>(p, seed, first, end, out) }
+                unsafe { asian_collective::<G, Exact, false>(p, seed, first, end, out) }
             }
 
             #[unsafe(export_name = concat!("asian_basket_fast__", stringify!($id)))]
@@ -1245,8 +1378,10 @@ macro_rules! generator_kernels_of {
                 out: *mut u64,
             ) {
                 // SAFETY: as above.
-                unsafe { asian_collective::<G, Fast>(p, seed, first, end, out) }
+                unsafe { asian_collective::<G, Fast, false>(p, seed, first, end, out) }
             }
+
+            asian_any_kernels!($id, |p, seed, first, end, out, M| asian_collective::<G, M, true>(p, seed, first, end, out));
         }
     };
 }

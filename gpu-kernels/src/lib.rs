@@ -28,6 +28,7 @@
 
 pub mod accum;
 pub mod asian;
+pub mod buffered;
 pub mod convert;
 pub mod curand;
 pub mod dist;

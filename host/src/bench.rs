@@ -749,6 +749,21 @@ mod gpu {
                     distributions.push(fill(exec, g, FillKind::Dist(d.fill()), &mut out, fill_streams, s, wbw));
                 }
             }
+            // Wallace's pools (not a per-stream sampler, so not in `every_spec`): the words'
+            // fill and the batches into device memory, 8192 pools (one block of 256 each).
+            for kind in [crate::distributions::DistKind::Normal, crate::distributions::DistKind::Lognormal] {
+                let d = crate::distributions::DistSpec::new(kind).with_transform(crate::distributions::Transform::Wallace);
+                let label = format!("{g} {} f32 wallace (8192 pools)", d.kind.name());
+                let (pools, rounds) = (8192u64, 4usize);
+                let values = (pools as usize * rounds * warpmc_kernels::wallace::POOL) as f64;
+                distributions.push(Measured::from_result(
+                    label.clone(),
+                    guarded(&label, || {
+                        let ms = crate::wallace::time_device_rounds(exec, d.fill(), g, pools, rounds, s.reps)?;
+                        Ok(Rate::new(label.clone(), values, ms)?.of_bandwidth(4.0, wbw))
+                    }),
+                ));
+            }
         }
 
         log("GPU: warp divergence of the rejection transforms (diagnostic kernels)");
@@ -865,16 +880,26 @@ mod gpu {
         let job = AsianBasket::default().kernel_job(s.steps).steps;
         let steps_total = s.gpu_paths as f64 * s.steps as f64;
         let mut asian = Vec::new();
+        use crate::distributions::Transform;
+        use warpmc_kernels::asian::AsianBasketSteps;
+        let bm = Transform::BoxMuller;
         let mut asian_cases = vec![
-            (format!("Asian basket, {default}, fast"), default, Some(Mode::Fast)),
-            (format!("Asian basket, {default}, exact"), default, Some(Mode::Exact)),
-            ("Asian basket, constant RNG (fast)".to_string(), default, None),
+            (format!("Asian basket, {default}, fast"), default, Some(Mode::Fast), bm),
+            (format!("Asian basket, {default}, exact"), default, Some(Mode::Exact), bm),
+            ("Asian basket, constant RNG (fast)".to_string(), default, None, bm),
         ];
         for &g in GeneratorKind::ALL.iter().filter(|&&g| g != default) {
-            asian_cases.push((format!("Asian basket, {g}, fast"), g, Some(Mode::Fast)));
+            asian_cases.push((format!("Asian basket, {g}, fast"), g, Some(Mode::Fast), bm));
         }
-        for (name, g, mode) in asian_cases {
+        // Each normal transform feeding the basket (Box-Muller's rows are above).
+        for t in [Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
+            for (g, mode) in [(default, Mode::Fast), (default, Mode::Exact), (GeneratorKind::Philox4x32x10, Mode::Fast)] {
+                asian_cases.push((format!("Asian basket, {g}, {}, {}", t.name(), mode.name()), g, Some(mode), t));
+            }
+        }
+        for (name, g, mode, t) in asian_cases {
             log(&format!("GPU: {name}"));
+            let job = AsianBasketSteps { normals: t.code(), ..job };
             let r = guarded(&name, || {
                 exec.time_asian(&job, g, 1, s.gpu_paths, mode)?;
                 let mut t = Vec::new();
@@ -1421,6 +1446,23 @@ fn cpu_bench(s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Result<(CpuBench, Vec
             let secs = start.elapsed().as_secs_f64();
             asian.push(Rate {
                 name: format!("Asian basket {name}, {}", threads_label(t)),
+                per_second: paths as f64 * s.steps as f64 / secs,
+                ms: secs * 1e3,
+                fraction_of_write_bandwidth: None,
+            });
+        }
+    }
+    // Each other normal transform feeding the basket, one thread, exact.
+    {
+        use crate::distributions::Transform;
+        let paths = s.cpu_paths_per_thread;
+        for t in [Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
+            let p = warpmc_kernels::asian::AsianBasketSteps { normals: t.code(), ..job };
+            let start = Instant::now();
+            one.asian_basket(&p, GeneratorKind::default(), 1, 0..paths, Mode::Exact)?;
+            let secs = start.elapsed().as_secs_f64();
+            asian.push(Rate {
+                name: format!("Asian basket exact, {}, {}", t.name(), threads_label(1)),
                 per_second: paths as f64 * s.steps as f64 / secs,
                 ms: secs * 1e3,
                 fraction_of_write_bandwidth: None,

@@ -56,7 +56,8 @@ impl Transform {
         }
     }
 
-    fn code(self) -> u32 {
+    /// The kernels' code ([`transform`]).
+    pub fn code(self) -> u32 {
         match self {
             Transform::BoxMuller => transform::BOX_MULLER,
             Transform::Inversion => transform::INVERSION,
@@ -268,19 +269,19 @@ impl DistSpec {
         }
     }
 
-    /// Check that `generator` can drive this distribution: a collective generator's lanes draw
-    /// in lockstep, which a transform that rejects cannot do.
+    /// Check that `generator` can drive this distribution. Every transform runs on every
+    /// generator (a collective generator's lanes run a rejection method through word buffers:
+    /// `warpmc_kernels::buffered`), but pre-caching, whose lanes are 32 consecutive streams of
+    /// the fill, does not combine with a collective generator's own warps.
     pub fn check_generator(&self, generator: GeneratorKind) -> Result<()> {
-        if generator.lanes() > 1 && !self.fixed_words() {
+        if generator.lanes() > 1 && self.pre_cache {
             return Err(Error::invalid(
-                "generator",
-                generator.to_string(),
+                "pre_cache",
+                "on",
                 format!(
-                    "a generator whose streams draw one word at a time: {generator}'s 32 lanes share one state and \
-                     must draw in lockstep, and {} {} draws a variable number of words per value \
-                     (use box-muller or inversion with it, or another generator)",
-                    self.kind.name(),
-                    self.transform().map_or("", |t| t.name())
+                    "off with {generator}: its 32 lanes share one state and already run a rejection method in \
+                     lockstep rounds through per-lane word buffers; pre-caching is for generators whose streams \
+                     draw one word at a time"
                 ),
             ));
         }

@@ -87,6 +87,10 @@ struct PriceArgs {
     /// The uniform generator feeding the paths (`warpmc info` lists them).
     #[arg(long, value_enum, default_value_t = GeneratorKind::default())]
     generator: GeneratorKind,
+    /// The normal transform between the generator and the paths: box-muller (the chapter's),
+    /// inversion, inversion-naive, polar or ziggurat (not wallace).
+    #[arg(long, value_enum, default_value_t = Transform::BoxMuller)]
+    transform: Transform,
     /// Initial price of asset a, in (0, 1e12].
     #[arg(long, default_value_t = 100.0, allow_negative_numbers = true)]
     spot_a: f64,
@@ -367,6 +371,7 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
         seed: a.seed,
         mode: a.mode,
         generator: a.generator,
+        transform: a.transform,
     };
     job.validate()?;
     let exec = backend::open(&a.backend.options())?;
@@ -416,6 +421,7 @@ fn print_report(r: &PriceReport) {
     println!("  seed         {}", r.seed);
     println!("  mode         {}", r.mode.name());
     println!("  generator    {}", r.generator);
+    println!("  transform    {}", r.transform.name());
     println!("  price        {}", num(r.price));
     println!("  std error    {}", num(r.std_error));
     println!("  95% CI       [{}, {}]", num(r.ci95[0]), num(r.ci95[1]));
@@ -561,7 +567,8 @@ fn bench_cmd(a: BenchArgs) -> warpmc::Result<()> {
 }
 
 /// Every kernel of the module once, small: each generator's stream set-up, five fills, its
-/// distribution fills (every distribution and transform it can drive) and two Asian basket modes, the constant-RNG baseline, and cuRAND's host-API layout for the three
+/// distribution fills (every distribution and transform it can drive) and its Asian basket kernels
+/// with every normal transform it can drive, in both modes, the constant-RNG baseline, and cuRAND's host-API layout for the three
 /// generators cuRAND has. Prints one line per generator.
 fn check_kernels() -> warpmc::Result<()> {
     use warpmc::backend::{FillKind, StreamInit};
@@ -590,11 +597,20 @@ fn check_kernels() -> warpmc::Result<()> {
                 dists += 1;
             }
         }
-        let p = AsianBasket::default().kernel_job(8).steps;
-        for mode in [Mode::Exact, Mode::Fast] {
-            gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
+        // The Asian basket with every normal transform the generator can drive (Box-Muller's
+        // kernels and the any-transform kernels), in both modes.
+        let mut baskets = 0;
+        for t in [Transform::BoxMuller, Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
+            let p = warpmc_kernels::asian::AsianBasketSteps { normals: t.code(), ..AsianBasket::default().kernel_job(8).steps };
+            if warpmc::backend::check_asian(&p, generator).is_err() {
+                continue;
+            }
+            for mode in [Mode::Exact, Mode::Fast] {
+                gpu.asian_basket(&p, generator, 3, 0..5000, mode)?;
+                baskets += 1;
+            }
         }
-        println!("{generator}: init, 5 fills (short and long), {dists} distribution fills, 2 Asian basket modes");
+        println!("{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs");
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");

@@ -11,6 +11,7 @@ use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, split_f64};
 
 use crate::backend::Executor;
+use crate::distributions::Transform;
 use crate::generators::GeneratorKind;
 use crate::{Error, Result};
 
@@ -123,6 +124,7 @@ impl AsianBasket {
             sig_ab: (self.corr * self.vol_b * sq) as f32,
             sig_bb: (self.vol_b * (1.0 - self.corr * self.corr).max(0.0).sqrt() * sq) as f32,
             steps,
+            normals: Transform::BoxMuller.code(),
         };
         // In units of the larger spot first; then shift the start to units of U (the closed
         // forms are homogeneous of degree one in the spots).
@@ -230,6 +232,9 @@ pub struct PricingJob {
     pub mode: Mode,
     /// The uniform generator whose streams feed the paths.
     pub generator: GeneratorKind,
+    /// The normal transform between the generator and the paths (Box-Muller by default, the
+    /// chapter's; also inversion, naive inversion, polar and Ziggurat).
+    pub transform: Transform,
 }
 
 impl Default for PricingJob {
@@ -243,6 +248,7 @@ impl Default for PricingJob {
             seed: 1,
             mode: Mode::Exact,
             generator: GeneratorKind::default(),
+            transform: Transform::BoxMuller,
         }
     }
 }
@@ -256,7 +262,36 @@ impl PricingJob {
         if !(limits::PATHS_MIN..=limits::PATHS_MAX).contains(&self.paths) {
             return Err(Error::invalid("paths", self.paths, format!("[{}, 2^40]", limits::PATHS_MIN)));
         }
+        self.check_transform()?;
         self.check_sampleable()
+    }
+
+    /// The transform must make standard normals one path at a time (Wallace's pools do not),
+    /// and a rejection transform cannot run on a collective generator, whose 32 lanes draw in
+    /// lockstep.
+    pub fn check_transform(&self) -> Result<()> {
+        let t = self.transform;
+        if t == Transform::Wallace {
+            return Err(Error::invalid(
+                "transform",
+                t.name(),
+                "box-muller, inversion, inversion-naive, polar or ziggurat: Wallace's method makes normals in pools \
+                 shared by a block's threads, not from one path's stream",
+            ));
+        }
+        if self.generator.lanes() > 1 && matches!(t, Transform::Polar | Transform::Ziggurat) {
+            return Err(Error::invalid(
+                "transform",
+                t.name(),
+                format!(
+                    "box-muller, inversion or inversion-naive with {}: its 32 lanes share one state and draw in \
+                     lockstep, and {} draws a variable number of words per pair (or choose another generator)",
+                    self.generator,
+                    t.name()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Refuse parameters whose prices are too heavy-tailed for `paths` samples.
@@ -366,6 +401,8 @@ pub struct PriceReport {
     pub seed: u64,
     pub mode: Mode,
     pub generator: GeneratorKind,
+    /// The normal transform feeding the paths.
+    pub transform: Transform,
     /// `"cpu"` or `"gpu"`.
     pub backend: String,
     /// The device: GPU name, or CPU thread count.
@@ -484,7 +521,7 @@ pub fn price_asian_basket_with_progress(
 ) -> Result<PriceReport> {
     job.validate()?;
     let kernel = job.option.kernel_job(job.steps);
-    let steps = kernel.steps;
+    let steps = AsianBasketSteps { normals: job.transform.code(), ..kernel.steps };
     let start = Instant::now();
     let batch = exec.batch_paths(job.steps).max(1);
     let mut total = PairMoments::ZERO;
@@ -575,6 +612,7 @@ fn report(exec: &dyn Executor, job: &PricingJob, kernel: &KernelJob, m: &PairMom
         seed: job.seed,
         mode: job.mode,
         generator: job.generator,
+        transform: job.transform,
         backend: exec.kind().to_string(),
         device: exec.description(),
         wall_seconds: wall,

@@ -238,22 +238,35 @@ mod gpu {
         }
 
         fn rounds(&mut self, rounds: usize, out: &mut [u32]) -> Result<()> {
+            assert_eq!(out.len(), rounds * self.n as usize * POOL);
+            self.launch_rounds(rounds)?;
+            let stream = self.exec.stream();
+            let dev = self.out.as_ref().unwrap();
+            stream.memcpy_dtoh(&dev.slice(..out.len()), out).map_err(gpu_err("copy back"))?;
+            stream.synchronize().map_err(gpu_err("synchronize"))
+        }
+    }
+
+    impl GpuPools<'_> {
+        /// The next `rounds` rounds into device memory (`self.out`, `rounds pools N` values),
+        /// launched on the executor's stream without waiting: the words' fill, then the batches.
+        pub(super) fn launch_rounds(&mut self, rounds: usize) -> Result<()> {
             let (n, exec) = (self.n as usize, self.exec);
-            assert_eq!(out.len(), rounds * n * POOL);
+            let values = rounds * n * POOL;
             let stream = exec.stream();
             let words = rounds * n * WORDS_PER_BATCH;
             if self.words.as_ref().is_none_or(|w| w.len() < words) {
                 self.words = Some(stream.alloc_zeros::<u32>(words).map_err(gpu_err("alloc"))?);
             }
-            if self.out.as_ref().is_none_or(|o| o.len() < out.len()) {
-                self.out = Some(stream.alloc_zeros::<u32>(out.len()).map_err(gpu_err("alloc"))?);
+            if self.out.as_ref().is_none_or(|o| o.len() < values) {
+                self.out = Some(stream.alloc_zeros::<u32>(values).map_err(gpu_err("alloc"))?);
             }
             let w = self.words.as_mut().unwrap();
             exec.launch_fill(FillKind::Words, &mut w.slice_mut(..words), words as u64, &mut self.streams)?;
             let dev = self.out.as_mut().unwrap();
             let grid = exec.grid_override().unwrap_or(self.n.min(i32::MAX as u64) as u32);
             let (batches, params) = (rounds as u64, Params(self.params));
-            let (w_view, mut out_view) = (w.slice(..words), dev.slice_mut(..out.len()));
+            let (w_view, mut out_view) = (w.slice(..words), dev.slice_mut(..values));
             let mut b = stream.launch_builder(&self.kernel);
             b.arg(&mut self.pools).arg(&w_view).arg(&mut out_view);
             b.arg(&self.n).arg(&batches).arg(&self.passes).arg(&params);
@@ -266,10 +279,31 @@ mod gpu {
             // holds `N n` values, the words `4 n batches`, the output `N n batches`; blocks of
             // 256 threads with the pool's 8 KiB of shared memory.
             unsafe { b.launch(config) }.map_err(gpu_err("wallace launch"))?;
-            drop(out_view);
-            stream.memcpy_dtoh(&dev.slice(..out.len()), out).map_err(gpu_err("copy back"))?;
-            stream.synchronize().map_err(gpu_err("synchronize"))
+            Ok(())
         }
+    }
+
+    /// Milliseconds (CUDA events, median of `reps` after one warm-up) that `pools` Wallace pools
+    /// of `generator` take to write `rounds` rounds (`rounds pools N` values) into device memory:
+    /// the words' fill and the batches, no copy to the host. For the benchmark.
+    pub fn time_device_rounds(
+        exec: &GpuExecutor,
+        d: DistFill,
+        generator: crate::generators::GeneratorKind,
+        pools: u64,
+        rounds: usize,
+        reps: usize,
+    ) -> Result<f64> {
+        let init = StreamInit::Seeded { generator, seed: 1, first: 0, count: pools };
+        check(&d, default_passes(), &init)?;
+        let (mut engine, _) = open_pools(exec, d, default_passes(), &init)?;
+        engine.launch_rounds(rounds)?;
+        let mut t = Vec::new();
+        for _ in 0..reps.max(1) {
+            t.push(exec.time_ms(|| engine.launch_rounds(rounds))?);
+        }
+        t.sort_by(f64::total_cmp);
+        Ok(t[t.len() / 2])
     }
 
     /// A Wallace filler on the GPU executor (see [`super::cpu_filler`]).
@@ -280,6 +314,17 @@ mod gpu {
         init: &StreamInit,
     ) -> Result<Box<dyn Filler + 'a>> {
         check(&d, passes, init)?;
+        let (engine, kind) = open_pools(exec, d, passes, init)?;
+        Ok(Box::new(PoolFiller::new(engine, kind)))
+    }
+
+    /// The pools of a checked Wallace fill, initialised from the streams' first normals.
+    fn open_pools<'a>(
+        exec: &'a GpuExecutor,
+        d: DistFill,
+        passes: u32,
+        init: &StreamInit,
+    ) -> Result<(GpuPools<'a>, FillKind)> {
         let mut streams = exec.init_states(init)?;
         let n = init.streams();
         let stream = exec.stream();
@@ -306,9 +351,9 @@ mod gpu {
             words: None,
             out: None,
         };
-        Ok(Box::new(PoolFiller::new(engine, FillKind::Dist(d))))
+        Ok((engine, FillKind::Dist(d)))
     }
 }
 
 #[cfg(feature = "gpu")]
-pub use gpu::gpu_filler;
+pub use gpu::{gpu_filler, time_device_rounds};

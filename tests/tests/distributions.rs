@@ -312,15 +312,83 @@ fn bad_parameters_are_errors_naming_the_flag_and_range() {
         let field = format!("invalid {}", flag.trim_start_matches("--"));
         assert!(e.contains(&field) && e.contains(range), "{dist:?} {d:?}: {e}");
     }
-    // A collective generator with a transform that rejects.
-    let mut s = spec(Distribution::Normal, DistSpec::new(DistKind::Normal).with_transform(Transform::Ziggurat));
-    s.init = seeded(GeneratorKind::Warp, 1, 32);
-    let e = s.validate().expect_err("warp + ziggurat").to_string();
-    assert!(e.contains("invalid generator") && e.contains("lockstep"), "{e}");
-    // ... and with one that does not, it runs.
-    let mut s = spec(Distribution::Normal, DistSpec::new(DistKind::Normal).with_transform(Transform::Inversion));
-    s.init = seeded(GeneratorKind::Warp, 1, 32);
-    s.validate().expect("warp + inversion");
+    // A collective generator runs every transform, but not pre-cached (its warps are its own).
+    for t in [Transform::Ziggurat, Transform::Inversion, Transform::Polar] {
+        let mut s = spec(Distribution::Normal, DistSpec::new(DistKind::Normal).with_transform(t));
+        s.init = seeded(GeneratorKind::Warp, 1, 32);
+        s.validate().expect("warp + any transform");
+    }
+    let mut s = spec(
+        Distribution::Normal,
+        DistSpec::new(DistKind::Normal).with_transform(Transform::Polar).with_pre_cache(true),
+    );
+    s.init = seeded(GeneratorKind::WarpShfl, 1, 32);
+    let e = s.validate().expect_err("warp-shfl + pre-cache").to_string();
+    assert!(e.contains("invalid pre-cache") || e.contains("invalid pre_cache"), "{e}");
+    assert!(e.contains("lockstep"), "{e}");
+}
+
+/// A rejection method on a collective generator (`warpmc_kernels::buffered`): within a fill,
+/// each stream's values are the sampler's over that lane's own words in order, exactly what the
+/// same sampler makes from any generator's stream, whatever the other lanes of its warp do; and
+/// the values do not depend on the CPU's thread count.
+#[test]
+fn collective_rejection_streams_are_the_lanes_own_words() {
+    use warpmc_kernels::dist::{GammaSampler, NormalSampler, Polar, PoissonSampler, Sampler, Ziggurat};
+    use warpmc_kernels::real::Single;
+    use warpmc_kernels::rng::{Generator, WarpShfl};
+    use warpmc_kernels::Exact;
+    let (first, streams, seed) = (5u64, 70u64, 17u64);
+    let init = StreamInit::Seeded { generator: GeneratorKind::WarpShfl, seed, first, count: streams };
+    let n = 4 * streams as usize * 23 + 3;
+    // The expected words of stream `s`: its plain sampler's groups, laid out as the fill does.
+    fn expect<S: Sampler>(s: &S, seed: u64, first: u64, streams: u64, n: usize) -> Vec<u32>
+    where
+        S::Item: warpmc_kernels::dist::Value,
+    {
+        use warpmc_kernels::dist::Value;
+        let w = <S::Item as Value>::WORDS;
+        let mut out = vec![0u32; n * w];
+        for st in 0..streams as usize {
+            let mut rng = WarpShfl::stream(seed, first + st as u64);
+            let mut base = st * 4;
+            while base < n {
+                let g = s.next_group(&mut rng, &mut 0u32);
+                for (i, v) in g.iter().enumerate().take((n - base).min(4)) {
+                    out[(base + i) * w..][..w].copy_from_slice(&v.words()[..w]);
+                }
+                base += streams as usize * 4;
+            }
+        }
+        out
+    }
+    let cases: Vec<(DistSpec, Vec<u32>)> = vec![
+        (
+            DistSpec::new(DistKind::Normal).with_transform(Transform::Polar),
+            expect(&NormalSampler::<Single<Exact>, Polar>::new(0.0, 1.0, false), seed, first, streams, n),
+        ),
+        (
+            DistSpec::new(DistKind::Normal).with_transform(Transform::Ziggurat),
+            expect(&NormalSampler::<Single<Exact>, Ziggurat>::new(0.0, 1.0, false), seed, first, streams, n),
+        ),
+        (
+            DistSpec { shape: Some(0.5), ..DistSpec::new(DistKind::Gamma) },
+            expect(&GammaSampler::<Single<Exact>, warpmc_kernels::dist::BoxMuller>::new(0.5), seed, first, streams, n),
+        ),
+        (
+            DistSpec { lambda: Some(250.0), ..DistSpec::new(DistKind::Poisson) },
+            expect(&PoissonSampler { poisson: warpmc_kernels::poisson::Poisson::new(250.0) }, seed, first, streams, n),
+        ),
+    ];
+    for (d, want) in cases {
+        let fill = FillKind::Dist(d.fill());
+        for threads in [1, 3] {
+            let got = generate_words(&*cpu(threads), fill, &init, n).unwrap();
+            let diff = got.iter().zip(&want).position(|(a, b)| a != b);
+            assert_eq!(diff, None, "{}, {threads} threads: first difference at word {diff:?}", label(&d));
+            assert_eq!(got.len(), want.len());
+        }
+    }
 }
 
 /// The generators on the GPU with every distribution: exact mode bit for bit with the CPU, for
@@ -400,5 +468,45 @@ fn gpu_fast_distributions_within_tolerance() {
         let share = within as f64 / n as f64;
         eprintln!("{:<40} {:.5}% within tolerance", label(&d), 100.0 * share);
         assert!(share >= 0.999, "{}: {:.4}% within", label(&d), 100.0 * share);
+    }
+}
+
+/// A rejection method on a collective generator on the GPU (per-lane word buffers): the CPU's
+/// bits for streams that start inside a warp, over several fills of uneven lengths through one
+/// filler (so the state each fill leaves matters), and for any launch shape.
+#[test]
+fn gpu_collective_rejection_matches_cpu() {
+    let Some(gpu) = gpu_or_skip("gpu_collective_rejection_matches_cpu") else { return };
+    let host = cpu(3);
+    let specs = [
+        DistSpec::new(DistKind::Normal).with_transform(Transform::Polar),
+        DistSpec { precision: Precision::F64, ..DistSpec::new(DistKind::Normal).with_transform(Transform::Ziggurat) },
+        DistSpec { shape: Some(0.5), ..DistSpec::new(DistKind::Gamma).with_transform(Transform::Ziggurat) },
+        DistSpec { lambda: Some(250.0), ..DistSpec::new(DistKind::Poisson) },
+        DistSpec { lambda: Some(3.0), ..DistSpec::new(DistKind::Poisson) },
+    ];
+    let compare = |gpu: &dyn warpmc::backend::Executor, g: GeneratorKind, d: &DistSpec, what: &str| {
+        let init = StreamInit::Seeded { generator: g, seed: 9, first: 37, count: 75 };
+        let fill = FillKind::Dist(d.fill());
+        let (mut a, mut b) = (gpu.filler(fill, &init).unwrap(), host.filler(fill, &init).unwrap());
+        let wpv = d.words_per_value();
+        for len in [4 * 75 * 10 + 1, 333, 4 * 75 * 3] {
+            let (mut x, mut y) = (vec![0u32; len * wpv], vec![1u32; len * wpv]);
+            a.fill(&mut x).unwrap();
+            b.fill(&mut y).unwrap();
+            let diff = x.iter().zip(&y).position(|(p, q)| p != q);
+            assert_eq!(diff, None, "{g} {}, fill of {len} ({what})", label(d));
+        }
+    };
+    for g in [GeneratorKind::Warp, GeneratorKind::WarpShfl] {
+        for d in &specs {
+            compare(&*gpu, g, d, "default launch");
+        }
+    }
+    for (block, grid) in [(32u32, 1u32), (96, 5)] {
+        let opts = BackendOptions { gpu_block: Some(block), gpu_grid: Some(grid), ..Default::default() };
+        let gpu = gpu_with("gpu_collective_rejection_matches_cpu", opts).expect("GPU present above");
+        compare(&*gpu, GeneratorKind::WarpShfl, &specs[0], &format!("block {block}, grid {grid}"));
+        compare(&*gpu, GeneratorKind::Warp, &specs[3], &format!("block {block}, grid {grid}"));
     }
 }

@@ -13,6 +13,7 @@ use warpmc::generate::generate_words;
 use warpmc::generators::GeneratorKind;
 use warpmc::pricing::{AsianBasket, CheckStatus, Mode, PricingJob, price_asian_basket};
 use warpmc_tests::{cpu, gpu_or_skip, gpu_with};
+use warpmc_kernels::asian::AsianBasketSteps;
 
 /// Fast-mode normals: largest absolute error allowed against the `f64` Box-Muller of the same
 /// words. The GPU's `lg2.approx.f32` has an absolute (not relative) error near 2^-22 around 1,
@@ -233,6 +234,46 @@ fn gpu_every_generator_prices_like_the_cpu() {
         let rel = (fast.price - exact.price).abs() / exact.price;
         eprintln!("{generator}: GPU exact {} ± {}, fast rel diff {rel:.2e}", exact.price, exact.std_error);
         assert!(rel < FAST_PRICE_REL_TOL, "{generator}: fast vs exact {rel:e}");
+    }
+}
+
+/// Every normal transform feeds the basket on the GPU (`asian_basket_any_*`) exactly as on the
+/// CPU in exact mode, for per-thread and collective generators (the fixed-word transforms on
+/// the latter); fast mode prices agree with exact ones within the tolerance.
+#[test]
+fn gpu_every_transform_prices_like_the_cpu() {
+    use warpmc::distributions::Transform;
+    let Some(gpu) = gpu_or_skip("gpu_every_transform_prices_like_the_cpu") else { return };
+    let host = cpu(2);
+    let transforms = [Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat];
+    for generator in [GeneratorKind::Philox4x32x10, GeneratorKind::HybridTaus, GeneratorKind::WarpShfl] {
+        for t in transforms {
+            let j = PricingJob { steps: 48, paths: 20_011, seed: 9, generator, transform: t, ..Default::default() };
+            if j.validate().is_err() {
+                // Rejection with a collective generator: refused by both backends alike.
+                assert!(price_asian_basket(&*gpu, &j).is_err() && price_asian_basket(&*host, &j).is_err());
+                continue;
+            }
+            let p = AsianBasketSteps { normals: t.code(), ..j.option.kernel_job(j.steps).steps };
+            let g = gpu.asian_basket(&p, generator, j.seed, 0..j.paths, Mode::Exact).unwrap();
+            assert_eq!(g.n, j.paths);
+            assert_eq!(g, host.asian_basket(&p, generator, j.seed, 0..j.paths, Mode::Exact).unwrap(), "{generator} {}", t.name());
+            let exact = price_asian_basket(&*gpu, &j).unwrap();
+            let fast = price_asian_basket(&*gpu, &PricingJob { mode: Mode::Fast, ..j }).unwrap();
+            let rel = (fast.price - exact.price).abs() / exact.price;
+            eprintln!("{generator} {}: GPU exact {} ± {}, fast rel diff {rel:.2e}", t.name(), exact.price, exact.std_error);
+            assert!(rel < FAST_PRICE_REL_TOL, "{generator} {}: fast vs exact {rel:e}", t.name());
+            assert_eq!(exact.check.status, CheckStatus::Passed, "{generator} {}", t.name());
+        }
+    }
+    // A launch shape does not change a rejection transform's sums.
+    let p = AsianBasketSteps { normals: Transform::Ziggurat.code(), ..AsianBasket::default().kernel_job(16).steps };
+    let reference = host.asian_basket(&p, GeneratorKind::Philox4x32x10, 3, 0..30_001, Mode::Exact).unwrap();
+    for (block, grid) in [(Some(32), Some(1)), (Some(128), Some(9))] {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let gpu = gpu_with("gpu_every_transform_prices_like_the_cpu", opts).expect("GPU present above");
+        let m = gpu.asian_basket(&p, GeneratorKind::Philox4x32x10, 3, 0..30_001, Mode::Exact).unwrap();
+        assert_eq!(m, reference, "block {block:?}, grid {grid:?}");
     }
 }
 

@@ -384,3 +384,92 @@ fn extreme_parameters_never_give_nan() {
         }
     }
 }
+
+/// Every per-path normal transform feeds the basket (`--transform`): each price passes the
+/// closed-form check and agrees with Box-Muller's, an independent sample, within their joint
+/// error; the sums of a rejection transform do not depend on the thread count.
+#[test]
+fn every_normal_transform_prices_the_basket() {
+    use warpmc::distributions::Transform;
+    let base = job(AsianBasket::default(), 1 << 15, 32, 11, Mode::Exact);
+    let bm = price_asian_basket(&*cpu(2), &base).unwrap();
+    assert_eq!(bm.transform, Transform::BoxMuller);
+    for t in [Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
+        for mode in [Mode::Exact, Mode::Fast] {
+            let j = PricingJob { transform: t, mode, ..base };
+            let r = price_asian_basket(&*cpu(2), &j).unwrap();
+            assert_eq!(r.transform, t);
+            assert_eq!(r.check.status, CheckStatus::Passed, "{} {mode:?}: {:?}", t.name(), r.check);
+            let z = (r.price - bm.price) / (r.std_error.hypot(bm.std_error));
+            eprintln!("{} {mode:?}: {} ± {} (Box-Muller {}): z = {z:+.2}", t.name(), r.price, r.std_error, bm.price);
+            assert!(z.abs() < 4.5, "{} {mode:?}: {z} joint standard errors from Box-Muller's price", t.name());
+            assert_ne!(r.price.to_bits(), bm.price.to_bits(), "{}: not Box-Muller's paths", t.name());
+        }
+        let p = warpmc_kernels::asian::AsianBasketSteps { normals: t.code(), ..base.option.kernel_job(16).steps };
+        let one = cpu(1).asian_basket(&p, base.generator, 3, 0..4_001, Mode::Exact).unwrap();
+        assert_eq!(cpu(5).asian_basket(&p, base.generator, 3, 0..4_001, Mode::Exact).unwrap(), one, "{}", t.name());
+    }
+}
+
+/// A path through a transform draws exactly the normals a normal fill of that transform makes
+/// from the same stream (the basket composes with the distributions, not a copy of them).
+#[test]
+fn transform_paths_use_the_transforms_normals() {
+    use warpmc_kernels::asian::TransformPairs;
+    use warpmc_kernels::dist::{NormalSampler, Polar, Sampler, Ziggurat};
+    use warpmc_kernels::normal::NormalPairs;
+    use warpmc_kernels::real::Single;
+    use warpmc_kernels::rng::{Generator, Philox4x32x10};
+    fn same<T: warpmc_kernels::dist::NormalTransform<Single<Exact>>>() {
+        for k in [0u64, 7, 1 << 33] {
+            let mut pairs = TransformPairs::<_, T, Exact>::new(Philox4x32x10::stream(5, k));
+            let mut rng = Philox4x32x10::stream(5, k);
+            let s = NormalSampler::<Single<Exact>, T>::new(0.0, 1.0, false);
+            for _ in 0..200 {
+                let g = s.next_group(&mut rng, &mut 0u32);
+                let (a, b) = pairs.next_pair();
+                let (c, d) = pairs.next_pair();
+                assert_eq!([a, b, c, d].map(f32::to_bits), g.map(f32::to_bits));
+            }
+        }
+    }
+    same::<Polar>();
+    same::<Ziggurat>();
+}
+
+/// Transforms the basket cannot take are refused with the field and what is allowed.
+#[test]
+fn basket_transform_errors_name_the_field() {
+    use warpmc::distributions::Transform;
+    let base = job(AsianBasket::default(), 1000, 8, 1, Mode::Exact);
+    let field_of = |j: &PricingJob| match price_asian_basket(&*cpu(1), j) {
+        Err(Error::InvalidParameter { field, allowed, .. }) => (field, allowed),
+        other => panic!("expected an InvalidParameter error, got {other:?}"),
+    };
+    let (f, allowed) = field_of(&PricingJob { transform: Transform::Wallace, ..base });
+    assert_eq!(f, "transform");
+    assert!(allowed.contains("polar"), "{allowed}");
+    for t in [Transform::Polar, Transform::Ziggurat] {
+        let (f, allowed) = field_of(&PricingJob { transform: t, generator: GeneratorKind::WarpShfl, ..base });
+        assert_eq!(f, "transform");
+        assert!(allowed.contains("lockstep"), "{allowed}");
+    }
+    // A fixed-word transform runs on a collective generator, and its check passes.
+    let r = price_asian_basket(
+        &*cpu(2),
+        &PricingJob { transform: Transform::Inversion, generator: GeneratorKind::WarpShfl, paths: 1 << 13, ..base },
+    )
+    .unwrap();
+    assert_eq!(r.check.status, CheckStatus::Passed);
+    // The executors check a direct call too.
+    let p = warpmc_kernels::asian::AsianBasketSteps { normals: 9, ..base.option.kernel_job(8).steps };
+    assert!(matches!(
+        cpu(1).asian_basket(&p, base.generator, 1, 0..10, Mode::Exact),
+        Err(Error::InvalidParameter { field: "normals", .. })
+    ));
+    let p = warpmc_kernels::asian::AsianBasketSteps { normals: Transform::Polar.code(), ..p };
+    assert!(matches!(
+        cpu(1).asian_basket(&p, GeneratorKind::Warp, 1, 0..10, Mode::Exact),
+        Err(Error::InvalidParameter { field: "normals", .. })
+    ));
+}

@@ -9,7 +9,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
-use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths};
+use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths_with};
+use warpmc_kernels::buffered::{ROUND_WORDS, lane_fill};
 use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, WarpSampler, dispatch, dispatch_counts, fill_warp_cached};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
 use warpmc_kernels::real::{Double, Single};
@@ -100,9 +101,12 @@ impl Executor for CpuExecutor {
         paths: Range<u64>,
         mode: Mode,
     ) -> Result<PairMoments> {
+        super::check_asian(p, generator)?;
         Ok(with_generator!(generator, G => match mode {
-            Mode::Exact => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<G, Exact>(p, seed, a, b, 1, acc)),
-            Mode::Fast => self.sum_chunks(paths, |a, b, acc| accumulate_paths::<G, Fast>(p, seed, a, b, 1, acc)),
+            // Every transform (`p.normals`) through one path function; Box-Muller's is the GPU's
+            // `asian_basket_*` path, the others its `asian_basket_any_*`.
+            Mode::Exact => self.sum_chunks(paths, |a, b, acc| accumulate_paths_with::<G, Exact>(p, seed, a, b, 1, acc)),
+            Mode::Fast => self.sum_chunks(paths, |a, b, acc| accumulate_paths_with::<G, Fast>(p, seed, a, b, 1, acc)),
         }))
     }
 
@@ -120,7 +124,11 @@ impl Executor for CpuExecutor {
         }
         with_generator!(init.generator(), G => {
             let states = self.pool.install(|| init.states::<G>())?;
-            Ok(Box::new(CpuFiller::<G> { exec: self, kind, states, staging: Vec::new() }) as Box<dyn Filler + '_>)
+            let pad = match init {
+                StreamInit::Seeded { first, .. } if G::LANES > 1 => (*first % 32) as usize,
+                _ => 0,
+            };
+            Ok(Box::new(CpuFiller::<G> { exec: self, kind, states, pad, staging: Vec::new() }) as Box<dyn Filler + '_>)
         })
     }
 }
@@ -129,6 +137,9 @@ struct CpuFiller<'a, G> {
     exec: &'a CpuExecutor,
     kind: FillKind,
     states: Vec<G>,
+    /// Lanes of the first stream's warp before it (`first mod 32`) for a collective generator,
+    /// else 0: where its warps begin, for a rejection fill ([`buffered_warps`]).
+    pad: usize,
     /// Where the workers of a multi-threaded fill put their rows before they are interleaved
     /// (see [`fill_block`]), kept from block to block.
     staging: Vec<u32>,
@@ -419,16 +430,17 @@ fn fill_dist<G: Generator>(
     out: &mut [u32],
     d: DistFill,
     lockstep: bool,
+    pad: usize,
 ) -> Result<()> {
-    if !d.fixed_words && G::LANES > 1 {
+    if G::LANES > 1 && d.transform & warpmc_kernels::dist::transform::PRE_CACHE != 0 {
         return Err(Error::invalid(
             "generator",
             G::NAME,
-            "a generator whose streams draw one word at a time for a transform that rejects",
+            "a generator whose streams draw one word at a time for a pre-cached transform",
         ));
     }
     let p = d.params();
-    let visit = CpuDist { pool, states, staging, out, lockstep };
+    let visit = CpuDist { pool, states, staging, out, lockstep, pad };
     if d.is_counts() {
         return dispatch_counts(&p, visit);
     }
@@ -447,6 +459,8 @@ struct CpuDist<'a, G> {
     /// Whether a sampler of fixed words fills through [`fill_block`] (false: every sampler
     /// stream by stream, the reference the tests compare the lockstep fill with).
     lockstep: bool,
+    /// `CpuFiller::pad`.
+    pad: usize,
 }
 
 /// A pointer that the workers of one fill share: each writes only its own stream's places.
@@ -468,6 +482,16 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
         let values = self.out.len() / w;
         let streams = self.states.len();
         let (out, len) = (Shared(self.out.as_mut_ptr()), self.out.len());
+        if !S::FIXED_WORDS && G::LANES > 1 {
+            return buffered_warps(self.pool, self.states, self.pad, values, |rng, s, mine| {
+                let out = out;
+                let step = streams * GROUP;
+                lane_fill(&sampler, rng, mine, &mut 0u32, |k, g| {
+                    let base = s * GROUP + k as usize * step;
+                    write_group(out, len, w, base, &g, (values - base).min(GROUP))
+                })
+            });
+        }
         self.pool.install(|| {
             self.states.par_iter_mut().enumerate().with_min_len(16).for_each(|(s, rng)| {
                 let out = out;
@@ -500,6 +524,47 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
     fn unknown(self) -> Result<()> {
         Err(Error::invalid("distribution", "this combination", "one that warpmc_kernels::dist::dispatch knows"))
     }
+}
+
+/// A rejection fill on a collective generator's streams as the GPU's warps run it
+/// (`warpmc_kernels::buffered`): a task per warp (streams `s` with the same `(s + pad) / 32`),
+/// each lane's groups by `lane(rng, s, mine)` (its rounds returned), then every lane of the warp
+/// drawn on to the warp's most rounds, where the GPU leaves the state.
+fn buffered_warps<G: Generator>(
+    pool: &rayon::ThreadPool,
+    states: &mut [G],
+    pad: usize,
+    values: usize,
+    lane: impl Fn(&mut G, usize, u64) -> u64 + Sync,
+) -> Result<()> {
+    let streams = states.len();
+    let groups = values.div_ceil(GROUP);
+    let mut warps = Vec::new();
+    let (mut rest, mut first) = (states, 0usize);
+    while !rest.is_empty() {
+        let n = (32 - (first + pad) % 32).min(rest.len());
+        let (warp, tail) = rest.split_at_mut(n);
+        warps.push((first, warp));
+        rest = tail;
+        first += n;
+    }
+    pool.install(|| {
+        warps.into_par_iter().for_each(|(first, warp)| {
+            let mut rounds = [0u64; 32];
+            for (i, rng) in warp.iter_mut().enumerate() {
+                let s = first + i;
+                let mine = if s < groups { (groups - s).div_ceil(streams) as u64 } else { 0 };
+                rounds[i] = lane(rng, s, mine);
+            }
+            let most = rounds.iter().copied().max().unwrap_or(0);
+            for (i, rng) in warp.iter_mut().enumerate() {
+                for _ in 0..(most - rounds[i]) * ROUND_WORDS as u64 {
+                    rng.next_u32();
+                }
+            }
+        })
+    });
+    Ok(())
 }
 
 /// Values `base .. base + valid` of a distribution fill (`w` words each) into `out` (`len`
@@ -536,7 +601,7 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
     }
 
     fn fill(&mut self, out: &mut [u32]) -> Result<()> {
-        let (pool, states, staging) = (&self.exec.pool, &mut self.states, &mut self.staging);
+        let (pool, states, staging, pad) = (&self.exec.pool, &mut self.states, &mut self.staging, self.pad);
         match self.kind {
             FillKind::Words => fill_block(pool, states, staging, out, Fixed::<Words>(PhantomData)),
             FillKind::Uniforms => fill_block(pool, states, staging, out, Fixed::<Uniforms>(PhantomData)),
@@ -547,7 +612,7 @@ impl<G: Generator> Filler for CpuFiller<'_, G> {
             FillKind::Normals(Mode::Fast) => {
                 fill_block(pool, states, staging, out, Fixed::<Normals<Fast>>(PhantomData))
             }
-            FillKind::Dist(d) => fill_dist::<G>(pool, states, staging, out, d, true),
+            FillKind::Dist(d) => fill_dist::<G>(pool, states, staging, out, d, true, pad),
         }
     }
 }
@@ -772,7 +837,7 @@ mod tests {
         let mut at = 0;
         for &b in blocks {
             filler.fill(&mut got[at..at + b * wpv]).unwrap();
-            fill_dist(&exec.pool, &mut states, &mut staging, &mut want[at..at + b * wpv], d, false).unwrap();
+            fill_dist(&exec.pool, &mut states, &mut staging, &mut want[at..at + b * wpv], d, false, 2).unwrap();
             at += b * wpv;
         }
         let what = format!("{g}, {}, {streams} streams, {} threads, blocks {blocks:?}", d.describe(), exec.threads());

@@ -81,16 +81,17 @@ fn gpu_err(what: &str) -> impl FnOnce(DriverError) -> Error + '_ {
 struct GeneratorKernels {
     asian_exact: CudaFunction,
     asian_fast: CudaFunction,
+    /// `asian_basket_any_{exact,fast}`: the basket with the transform `normals` names.
+    asian_any: [CudaFunction; 2],
     init: CudaFunction,
     fill_u32: CudaFunction,
     fill_uniform: CudaFunction,
     fill_uniform_f64: CudaFunction,
     fill_normal_exact: CudaFunction,
     fill_normal_fast: CudaFunction,
-    /// Distribution fills (`dist_kernels_*!`): f32 exact, f32 fast, f64, and Poisson's `u32`
-    /// (absent for a collective generator, whose lanes cannot draw a variable number of words).
+    /// Distribution fills (`dist_kernels_*!`): f32 exact, f32 fast, f64, and Poisson's `u32`.
     fill_dist: [CudaFunction; 3],
-    fill_dist_u32: Option<CudaFunction>,
+    fill_dist_u32: CudaFunction,
     /// Words per state (`size_of` the generator's state / 4); 1 (a lane's word) for a
     /// collective generator.
     state_words: usize,
@@ -122,6 +123,7 @@ impl GeneratorKernels {
         Ok(Self {
             asian_exact: f("asian_basket_exact")?,
             asian_fast: f("asian_basket_fast")?,
+            asian_any: [f("asian_basket_any_exact")?, f("asian_basket_any_fast")?],
             init: f("init")?,
             fill_u32: f("fill_u32")?,
             fill_uniform: f("fill_uniform")?,
@@ -129,7 +131,7 @@ impl GeneratorKernels {
             fill_normal_exact: f("fill_normal_exact")?,
             fill_normal_fast: f("fill_normal_fast")?,
             fill_dist: [f("fill_dist_f32_exact")?, f("fill_dist_f32_fast")?, f("fill_dist_f64")?],
-            fill_dist_u32: if with_generator!(g, G => G::LANES) == 1 { Some(f("fill_dist_u32")?) } else { None },
+            fill_dist_u32: f("fill_dist_u32")?,
             state_words: with_generator!(g, G => if G::LANES == 1 { size_of::<G>() / 4 } else { 1 }),
             lanes: with_generator!(g, G => G::LANES),
             shared_per_thread: with_generator!(g, G => G::SHARED_BYTES_PER_THREAD),
@@ -151,6 +153,8 @@ impl GeneratorKernels {
         [
             &self.asian_exact,
             &self.asian_fast,
+            &self.asian_any[0],
+            &self.asian_any[1],
             &self.init,
             &self.fill_u32,
             &self.fill_uniform,
@@ -162,7 +166,7 @@ impl GeneratorKernels {
     }
 
     fn dists(&self) -> impl Iterator<Item = &CudaFunction> {
-        self.fill_dist.iter().chain(&self.fill_dist_u32)
+        self.fill_dist.iter().chain([&self.fill_dist_u32])
     }
 }
 
@@ -298,7 +302,7 @@ impl GpuExecutor {
         for (k, g) in generators.iter().zip(GeneratorKind::ALL) {
             for (fs, per_thread, block) in [
                 (&k.fills()[..], k.fill_shared_per_thread, k.fill_block),
-                (&[&k.asian_exact, &k.asian_fast][..], k.shared_per_thread, block),
+                (&[&k.asian_exact, &k.asian_fast, &k.asian_any[0], &k.asian_any[1]][..], k.shared_per_thread, block),
             ] {
                 let bytes = per_thread * block;
                 if bytes > shared_limit {
@@ -481,11 +485,15 @@ impl GpuExecutor {
         &self.generators[i]
     }
 
-    fn asian_function(&self, g: GeneratorKind, mode: Mode) -> &CudaFunction {
+    /// The Asian kernel of generator `g` in `mode` for transform code `normals`: Box-Muller's
+    /// own kernels, or those that take any transform.
+    fn asian_function(&self, g: GeneratorKind, mode: Mode, normals: u32) -> &CudaFunction {
         let k = self.kernels(g);
-        match mode {
-            Mode::Exact => &k.asian_exact,
-            Mode::Fast => &k.asian_fast,
+        match (mode, normals == warpmc_kernels::dist::transform::BOX_MULLER) {
+            (Mode::Exact, true) => &k.asian_exact,
+            (Mode::Fast, true) => &k.asian_fast,
+            (Mode::Exact, false) => &k.asian_any[0],
+            (Mode::Fast, false) => &k.asian_any[1],
         }
     }
 
@@ -498,8 +506,7 @@ impl GpuExecutor {
             FillKind::Normals(Mode::Exact) => &k.fill_normal_exact,
             FillKind::Normals(Mode::Fast) => &k.fill_normal_fast,
             FillKind::Dist(d) => match (d.is_counts(), d.precision, d.mode) {
-                // `launch_fill` refuses counts for a collective generator before asking.
-                (true, ..) => k.fill_dist_u32.as_ref().expect("a generator with per-thread states"),
+                (true, ..) => &k.fill_dist_u32,
                 (false, Precision::F32, Mode::Exact) => &k.fill_dist[0],
                 (false, Precision::F32, Mode::Fast) => &k.fill_dist[1],
                 (false, Precision::F64, _) => &k.fill_dist[2],
@@ -657,11 +664,11 @@ impl GpuExecutor {
                         ),
                     ));
                 }
-                if k.lanes > 1 && !d.fixed_words {
+                if k.lanes > 1 && d.transform & warpmc_kernels::dist::transform::PRE_CACHE != 0 {
                     return Err(Error::invalid(
                         "generator",
                         g,
-                        "a generator whose streams draw one word at a time for a transform that rejects",
+                        "a generator whose streams draw one word at a time for a pre-cached transform",
                     ));
                 }
                 // The distribution kernels store groups as 16-byte vectors (`gpu.rs`,
@@ -821,7 +828,7 @@ impl GpuExecutor {
         mode: Option<Mode>,
     ) -> Result<f64> {
         let f = match mode {
-            Some(m) => self.asian_function(g, m),
+            Some(m) => self.asian_function(g, m, p.normals),
             None => &self.asian_constant,
         };
         let shared = if mode.is_some() { self.kernels(g).shared_per_thread } else { 0 };
@@ -878,8 +885,9 @@ impl Executor for GpuExecutor {
         paths: Range<u64>,
         mode: Mode,
     ) -> Result<PairMoments> {
+        super::check_asian(p, generator)?;
         let shared = self.kernels(generator).shared_per_thread;
-        self.asian(self.asian_function(generator, mode), p, AsianTail::Seed(seed), paths, shared)
+        self.asian(self.asian_function(generator, mode, p.normals), p, AsianTail::Seed(seed), paths, shared)
     }
 
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {

@@ -104,6 +104,30 @@ impl StreamInit {
 }
 
 /// The words of generator states, as the GPU kernels read them.
+/// Check an Asian basket call's transform (`p.normals`) against `generator`, as both executors
+/// do before simulating: a known code of the five per-path transforms, and none that rejects
+/// with a collective generator (its lanes draw in lockstep; `PricingJob::check_transform` says
+/// the same to a pricing job).
+pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()> {
+    use warpmc_kernels::dist::transform as t;
+    let known = [t::BOX_MULLER, t::INVERSION, t::INVERSION_NAIVE, t::POLAR, t::ZIGGURAT];
+    if !known.contains(&p.normals) {
+        return Err(crate::Error::invalid(
+            "normals",
+            p.normals,
+            "a transform code of box-muller, inversion, inversion-naive, polar or ziggurat (0 to 4)",
+        ));
+    }
+    if generator.lanes() > 1 && !warpmc_kernels::asian::fixed_words(p.normals) {
+        return Err(crate::Error::invalid(
+            "normals",
+            p.normals,
+            format!("a fixed-word transform (box-muller, inversion, inversion-naive) with {generator}, whose lanes draw in lockstep"),
+        ));
+    }
+    Ok(())
+}
+
 pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
     const { assert!(size_of::<G>().is_multiple_of(4) && align_of::<G>() == 4) };
     // SAFETY: `Generator`'s contract: a #[repr(C)] struct of u32 fields only, so each state is
