@@ -893,7 +893,7 @@ mod gpu {
         }
         // Each normal transform feeding the basket (Box-Muller's rows are above).
         for t in [Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
-            for (g, mode) in [(default, Mode::Fast), (default, Mode::Exact), (GeneratorKind::Philox4x32x10, Mode::Fast)] {
+            for (g, mode) in [(default, Mode::Fast), (default, Mode::Exact), (GeneratorKind::HybridTaus, Mode::Fast)] {
                 asian_cases.push((format!("Asian basket, {g}, {}, {}", t.name(), mode.name()), g, Some(mode), t));
             }
         }

@@ -274,6 +274,9 @@ impl DistSpec {
     /// `warpmc_kernels::buffered`), but pre-caching, whose lanes are 32 consecutive streams of
     /// the fill, does not combine with a collective generator's own warps.
     pub fn check_generator(&self, generator: GeneratorKind) -> Result<()> {
+        if generator == GeneratorKind::Adder && !self.fixed_words() {
+            return Err(Error::invalid("generator", generator.to_string(), ADDER_REJECTION));
+        }
         if generator.lanes() > 1 && self.pre_cache {
             return Err(Error::invalid(
                 "pre_cache",
@@ -319,6 +322,12 @@ impl DistSpec {
         }
     }
 }
+
+/// Why the `adder` counter does not drive a rejection method (distribution fills and the
+/// Asian basket say the same).
+pub const ADDER_REJECTION: &str = "a generator other than adder for a transform that rejects: adder is a \
+    counter (the benchmark's speed control, not random), and a rejection method on consecutive integers can \
+    reject for up to 2^31 words in a row (polar: every pair with |u| > 0.71)";
 
 /// A distribution fill as the backends take it ([`crate::backend::FillKind::Dist`]): the
 /// kernel's parameters, with the precision and mode that choose the kernel.

@@ -279,6 +279,9 @@ impl PricingJob {
                  shared by a block's threads, not from one path's stream",
             ));
         }
+        if self.generator == GeneratorKind::Adder && matches!(t, Transform::Polar | Transform::Ziggurat) {
+            return Err(Error::invalid("transform", t.name(), crate::distributions::ADDER_REJECTION));
+        }
         if self.generator.lanes() > 1 && matches!(t, Transform::Polar | Transform::Ziggurat) {
             return Err(Error::invalid(
                 "transform",

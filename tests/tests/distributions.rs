@@ -324,6 +324,10 @@ fn bad_parameters_are_errors_naming_the_flag_and_range() {
     );
     s.init = seeded(GeneratorKind::WarpShfl, 1, 32);
     let e = s.validate().expect_err("warp-shfl + pre-cache").to_string();
+    let mut a = spec(Distribution::Normal, DistSpec::new(DistKind::Normal).with_transform(Transform::Polar));
+    a.init = seeded(GeneratorKind::Adder, 1, 32);
+    let ae = a.validate().expect_err("adder + polar").to_string();
+    assert!(ae.contains("invalid generator") && ae.contains("counter"), "{ae}");
     assert!(e.contains("invalid pre-cache") || e.contains("invalid pre_cache"), "{e}");
     assert!(e.contains("lockstep"), "{e}");
 }

@@ -454,6 +454,10 @@ fn basket_transform_errors_name_the_field() {
         assert_eq!(f, "transform");
         assert!(allowed.contains("lockstep"), "{allowed}");
     }
+    // The adder counter would reject for up to 2^31 words in a row: refused, not run.
+    let (f, allowed) = field_of(&PricingJob { transform: Transform::Polar, generator: GeneratorKind::Adder, ..base });
+    assert_eq!(f, "transform");
+    assert!(allowed.contains("counter"), "{allowed}");
     // A fixed-word transform runs on a collective generator, and its check passes.
     let r = price_asian_basket(
         &*cpu(2),

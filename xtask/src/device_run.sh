@@ -337,7 +337,7 @@ else
     for tool in memcheck racecheck; do
         for job in "${SAN_JOBS[@]}"; do
             # shellcheck disable=SC2086
-            timeout 300 "$SAN" --tool "$tool" --error-exitcode 97 ./warpmc $job >"$TMP" 2>&1
+            timeout 450 "$SAN" --tool "$tool" --error-exitcode 97 ./warpmc $job >"$TMP" 2>&1
             rc=$?
             { echo "===== $tool: warpmc $job (exit $rc)"; cat "$TMP"; echo; } >>"$SAN_LOG"
             if grep -qE "Device not supported|not supported on this|Unable to find injection" "$TMP"; then

@@ -439,6 +439,9 @@ fn fill_dist<G: Generator>(
             "a generator whose streams draw one word at a time for a pre-cached transform",
         ));
     }
+    if !d.fixed_words && G::NAME == <warpmc_kernels::rng::Adder as Generator>::NAME {
+        return Err(Error::invalid("generator", G::NAME, crate::distributions::ADDER_REJECTION));
+    }
     let p = d.params();
     let visit = CpuDist { pool, states, staging, out, lockstep, pad };
     if d.is_counts() {

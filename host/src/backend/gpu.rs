@@ -664,6 +664,9 @@ impl GpuExecutor {
                         ),
                     ));
                 }
+                if g == GeneratorKind::Adder && !d.fixed_words {
+                    return Err(Error::invalid("generator", g, crate::distributions::ADDER_REJECTION));
+                }
                 if k.lanes > 1 && d.transform & warpmc_kernels::dist::transform::PRE_CACHE != 0 {
                     return Err(Error::invalid(
                         "generator",

@@ -118,6 +118,9 @@ pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()>
             "a transform code of box-muller, inversion, inversion-naive, polar or ziggurat (0 to 4)",
         ));
     }
+    if generator == GeneratorKind::Adder && !warpmc_kernels::asian::fixed_words(p.normals) {
+        return Err(crate::Error::invalid("normals", p.normals, crate::distributions::ADDER_REJECTION));
+    }
     if generator.lanes() > 1 && !warpmc_kernels::asian::fixed_words(p.normals) {
         return Err(crate::Error::invalid(
             "normals",
