@@ -271,30 +271,10 @@ impl PricingJob {
     /// lockstep.
     pub fn check_transform(&self) -> Result<()> {
         let t = self.transform;
-        if t == Transform::Wallace {
-            return Err(Error::invalid(
-                "transform",
-                t.name(),
-                "box-muller, inversion, inversion-naive, polar or ziggurat: Wallace's method makes normals in pools \
-                 shared by a block's threads, not from one path's stream",
-            ));
+        match crate::backend::basket_transform_refusal(t.code(), self.generator) {
+            Some(allowed) => Err(Error::invalid("transform", t.name(), allowed)),
+            None => Ok(()),
         }
-        if self.generator == GeneratorKind::Adder && matches!(t, Transform::Polar | Transform::Ziggurat) {
-            return Err(Error::invalid("transform", t.name(), crate::distributions::ADDER_REJECTION));
-        }
-        if self.generator.lanes() > 1 && matches!(t, Transform::Polar | Transform::Ziggurat) {
-            return Err(Error::invalid(
-                "transform",
-                t.name(),
-                format!(
-                    "box-muller, inversion or inversion-naive with {}: its 32 lanes share one state and draw in \
-                     lockstep, and {} draws a variable number of words per pair (or choose another generator)",
-                    self.generator,
-                    t.name()
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// Refuse parameters whose prices are too heavy-tailed for `paths` samples.

@@ -486,7 +486,7 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
         let streams = self.states.len();
         let (out, len) = (Shared(self.out.as_mut_ptr()), self.out.len());
         if !S::FIXED_WORDS && G::LANES > 1 {
-            return buffered_warps(self.pool, self.states, self.pad, values, |rng, s, mine| {
+            buffered_warps(self.pool, self.states, self.pad, values, |rng, s, mine| {
                 let out = out;
                 let step = streams * GROUP;
                 lane_fill(&sampler, rng, mine, &mut 0u32, |k, g| {
@@ -494,6 +494,7 @@ impl<G: Generator> SamplerVisitor for CpuDist<'_, G> {
                     write_group(out, len, w, base, &g, (values - base).min(GROUP))
                 })
             });
+            return Ok(());
         }
         self.pool.install(|| {
             self.states.par_iter_mut().enumerate().with_min_len(16).for_each(|(s, rng)| {
@@ -539,7 +540,7 @@ fn buffered_warps<G: Generator>(
     pad: usize,
     values: usize,
     lane: impl Fn(&mut G, usize, u64) -> u64 + Sync,
-) -> Result<()> {
+) {
     let streams = states.len();
     let groups = values.div_ceil(GROUP);
     let mut warps = Vec::new();
@@ -567,7 +568,6 @@ fn buffered_warps<G: Generator>(
             }
         })
     });
-    Ok(())
 }
 
 /// Values `base .. base + valid` of a distribution fill (`w` words each) into `out` (`len`

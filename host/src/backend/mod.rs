@@ -104,31 +104,39 @@ impl StreamInit {
 }
 
 /// The words of generator states, as the GPU kernels read them.
-/// Check an Asian basket call's transform (`p.normals`) against `generator`, as both executors
-/// do before simulating: a known code of the five per-path transforms, and none that rejects
-/// with a collective generator (its lanes draw in lockstep; `PricingJob::check_transform` says
-/// the same to a pricing job).
-pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()> {
+/// Why the Asian basket cannot take the transform of code `normals` with `generator`, as an
+/// error's allowed range (`None`: it can). One rule for both callers: the executors'
+/// [`check_asian`] and `PricingJob::check_transform`, which name the field differently.
+pub fn basket_transform_refusal(normals: u32, generator: GeneratorKind) -> Option<String> {
     use warpmc_kernels::dist::transform as t;
-    let known = [t::BOX_MULLER, t::INVERSION, t::INVERSION_NAIVE, t::POLAR, t::ZIGGURAT];
-    if !known.contains(&p.normals) {
-        return Err(crate::Error::invalid(
-            "normals",
-            p.normals,
-            "a transform code of box-muller, inversion, inversion-naive, polar or ziggurat (0 to 4)",
-        ));
+    if ![t::BOX_MULLER, t::INVERSION, t::INVERSION_NAIVE, t::POLAR, t::ZIGGURAT].contains(&normals) {
+        return Some(
+            "box-muller, inversion, inversion-naive, polar or ziggurat (codes 0 to 4): Wallace's method makes \
+             normals in pools shared by a block's threads, not from one path's stream"
+                .into(),
+        );
     }
-    if generator == GeneratorKind::Adder && !warpmc_kernels::asian::fixed_words(p.normals) {
-        return Err(crate::Error::invalid("normals", p.normals, crate::distributions::ADDER_REJECTION));
+    if warpmc_kernels::asian::fixed_words(normals) {
+        return None;
     }
-    if generator.lanes() > 1 && !warpmc_kernels::asian::fixed_words(p.normals) {
-        return Err(crate::Error::invalid(
-            "normals",
-            p.normals,
-            format!("a fixed-word transform (box-muller, inversion, inversion-naive) with {generator}, whose lanes draw in lockstep"),
-        ));
+    if generator == GeneratorKind::Adder {
+        return Some(crate::distributions::ADDER_REJECTION.into());
     }
-    Ok(())
+    (generator.lanes() > 1).then(|| {
+        format!(
+            "box-muller, inversion or inversion-naive with {generator}: its 32 lanes share one state and draw in \
+             lockstep, and a rejection method draws a variable number of words per pair (or choose another generator)"
+        )
+    })
+}
+
+/// Check an Asian basket call's transform (`p.normals`) against `generator`, as both executors
+/// do before simulating ([`basket_transform_refusal`]).
+pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()> {
+    match basket_transform_refusal(p.normals, generator) {
+        Some(allowed) => Err(crate::Error::invalid("normals", p.normals, allowed)),
+        None => Ok(()),
+    }
 }
 
 pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
