@@ -281,6 +281,25 @@ pub struct GpuBench {
     pub asian_fast_over_constant: Option<f64>,
 }
 
+/// For each divergence row with a pre-cached twin (the same name with " pre-cached" inserted
+/// before the precision), the twin's time per value over the plain one's, measured and as the
+/// models' iteration counts predict: `(plain name, measured, model)`.
+fn pre_cache_pairs(rows: &[DivergenceRow]) -> Vec<(String, Option<f64>, Option<f64>)> {
+    rows.iter()
+        .filter(|r| !r.name.contains("pre-cached"))
+        .filter_map(|plain| {
+            let twin_name = plain.name.replacen(" f32", " pre-cached f32", 1);
+            if twin_name == plain.name {
+                return None;
+            }
+            let twin = rows.iter().find(|r| r.name == twin_name)?;
+            let measured = twin.ns_per_value.zip(plain.ns_per_value).map(|(a, b)| a / b);
+            let model = twin.model_per_call.zip(plain.model_per_call).map(|(a, b)| a / b);
+            Some((plain.name.clone(), measured, model))
+        })
+        .collect()
+}
+
 /// One rejection transform's warp divergence, measured on the GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct DivergenceRow {
@@ -575,23 +594,36 @@ mod gpu {
         measured: &[Measured],
     ) -> Vec<DivergenceRow> {
         use crate::distributions::{DistKind, DistSpec, Transform};
-        use crate::divergence::{Loop, cached_model, expected_max_geometric};
+        use crate::divergence::{
+            Loop, cached_model, expected_max_geometric, poisson_inversion_model, ptrs_acceptance, ziggurat_acceptance,
+        };
         let normal = DistSpec::new(DistKind::Normal);
         let gamma = |k: f64| DistSpec { shape: Some(k), ..DistSpec::new(DistKind::Gamma) };
         let poisson = |l: f64| DistSpec { lambda: Some(l), ..DistSpec::new(DistKind::Poisson) };
         let pi4 = std::f64::consts::FRAC_PI_4;
+        let exponential = DistSpec::new(DistKind::Exponential);
         let mut specs: Vec<(DistSpec, Option<f64>)> = vec![
             (normal.with_transform(Transform::Polar), Some(pi4)),
             (normal.with_transform(Transform::Polar).with_pre_cache(true), Some(pi4)),
-            (normal.with_transform(Transform::Ziggurat), None),
+            (normal.with_transform(Transform::Ziggurat), Some(ziggurat_acceptance(true))),
+            (exponential.with_transform(Transform::Ziggurat), Some(ziggurat_acceptance(false))),
         ];
         for k in [0.5, 1.0, 2.0, 10.0] {
             let p = Some(warpmc_kernels::gamma::acceptance(k));
             specs.push((gamma(k), p));
             specs.push((gamma(k).with_pre_cache(true), p));
         }
+        // Gamma fed by ziggurat normals (one word per normal, no Box-Muller pair kept between
+        // attempts): whether pre-caching's time saving follows the iteration model there.
+        for k in [1.0, 2.0] {
+            let p = Some(warpmc_kernels::gamma::acceptance(k));
+            specs.push((gamma(k).with_transform(Transform::Ziggurat), p));
+            specs.push((gamma(k).with_transform(Transform::Ziggurat).with_pre_cache(true), p));
+        }
+        // Poisson: inversion below mean 10 (a lockstep search, modelled by its own law), PTRS
+        // above (acceptance computed from its constants).
         specs.push((poisson(4.0), None));
-        specs.push((poisson(100.0), None));
+        specs.push((poisson(100.0), ptrs_acceptance(100.0, 1 << 20).map(|a| a.p)));
         // 64 groups per stream where the buffer holds them (fewer otherwise), whole rows.
         let len = streams * 4 * (out.len() as u64 / (streams * 4)).clamp(1, 64);
         let mut rows = Vec::new();
@@ -614,24 +646,30 @@ mod gpu {
                 }
             };
             let kind = FillKind::Dist(df);
-            let init = StreamInit::Seeded { generator: GeneratorKind::Philox4x32x10, seed: 17, first: 0, count: streams };
+            let init =
+                StreamInit::Seeded { generator: GeneratorKind::Philox4x32x10, seed: 17, first: 0, count: streams };
             let same_values = (|| -> Result<bool> {
                 let mut st = exec.init_states(&init)?;
                 exec.launch_fill(kind, &mut out.slice_mut(..len as usize), len, &mut st)?;
                 Ok(head_words(exec, out, len as usize)? == run.values)
             })()
             .unwrap_or(false);
-            let per_value_calls = if d.kind == DistKind::Normal && d.transform() == Some(Transform::Polar) { 2.0 } else { 1.0 };
+            let per_value_calls =
+                if d.kind == DistKind::Normal && d.transform() == Some(Transform::Polar) { 2.0 } else { 1.0 };
             let calls_per_lane = len as f64 / streams as f64 / per_value_calls;
             let warps = streams.div_ceil(32) as f64;
             let per_call = run.warp_iterations as f64 / (warps * calls_per_lane);
-            let model = p.map(|p| {
-                if d.pre_cache {
-                    cached_model(p, 32, Loop::DoWhile).map_or(f64::NAN, |m| m.expected_iterations)
-                } else {
-                    expected_max_geometric(p, 32)
-                }
-            });
+            let model = if d.kind == DistKind::Poisson && d.lambda.is_some_and(|l| l < 10.0) {
+                d.lambda.map(|l| poisson_inversion_model(l, 32))
+            } else {
+                p.map(|p| {
+                    if d.pre_cache {
+                        cached_model(p, 32, Loop::DoWhile).map_or(f64::NAN, |m| m.expected_iterations)
+                    } else {
+                        expected_max_geometric(p, 32)
+                    }
+                })
+            };
             let fname = fill_name(GeneratorKind::Philox4x32x10, kind);
             let ns = measured
                 .iter()
@@ -752,7 +790,8 @@ mod gpu {
             // Wallace's pools (not a per-stream sampler, so not in `every_spec`): the words'
             // fill and the batches into device memory, 8192 pools (one block of 256 each).
             for kind in [crate::distributions::DistKind::Normal, crate::distributions::DistKind::Lognormal] {
-                let d = crate::distributions::DistSpec::new(kind).with_transform(crate::distributions::Transform::Wallace);
+                let d =
+                    crate::distributions::DistSpec::new(kind).with_transform(crate::distributions::Transform::Wallace);
                 let label = format!("{g} {} f32 wallace (8192 pools)", d.kind.name());
                 let (pools, rounds) = (8192u64, 4usize);
                 let values = (pools as usize * rounds * warpmc_kernels::wallace::POOL) as f64;
@@ -1953,8 +1992,8 @@ impl BenchReport {
             if !g.divergence.is_empty() {
                 m += "\n| warp divergence (philox4x32-10, f32 exact) | acceptance | warp iterations per call | model | lane efficiency | G values/s | same values |\n|---|---:|---:|---:|---:|---:|---|\n";
             }
+            let opt = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |v| format!("{v:.d$}"));
             for r in &g.divergence {
-                let opt = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |v| format!("{v:.d$}"));
                 m += &format!(
                     "| {} | {} | {:.4} | {} | {:.4} | {} | {} |\n",
                     table_text(&r.name),
@@ -1966,13 +2005,38 @@ impl BenchReport {
                     if r.same_values { "yes" } else { "NO" }
                 );
             }
+            let pairs = pre_cache_pairs(&g.divergence);
+            if !pairs.is_empty() {
+                m += "\n| pre-cached over plain (philox4x32-10, f32 exact) | time, measured | time, model (iterations) | measured / model |\n|---|---:|---:|---:|\n";
+            }
+            for (name, measured, model) in pairs {
+                m += &format!(
+                    "| {} | {} | {} | {} |\n",
+                    table_text(&name),
+                    opt(measured, 3),
+                    opt(model, 3),
+                    opt(measured.zip(model).map(|(a, b)| a / b), 3)
+                );
+            }
             if let Some(w) = &g.inversion_sweep {
                 m += &format!(
                     "\nf32 inversion over all 2^32 words ({:.0} ms): largest error {:.3} ulp (word {:#010x}); words over 1/2/4 ulp: {}/{}/{}; \
                      largest |x| {}; mean {:.3e}, E[x^3] {:.3e} (standard errors for 2^32 samples: 1.5e-5, 5.9e-5). \
                      Naive: {} non-finite words, finite values in [{}, {}], mean {:.3e}, E[x^3] {:.3e}.\n",
-                    w.ms, w.max_ulps, w.max_ulps_word, w.over_1_ulp, w.over_2_ulps, w.over_4_ulps, w.max_abs, w.mean,
-                    w.third_moment, w.naive_non_finite, w.naive_min, w.naive_max, w.naive_mean, w.naive_third_moment
+                    w.ms,
+                    w.max_ulps,
+                    w.max_ulps_word,
+                    w.over_1_ulp,
+                    w.over_2_ulps,
+                    w.over_4_ulps,
+                    w.max_abs,
+                    w.mean,
+                    w.third_moment,
+                    w.naive_non_finite,
+                    w.naive_min,
+                    w.naive_max,
+                    w.naive_mean,
+                    w.naive_third_moment
                 );
             }
             if let Some(x) = g.speedup_fast_normals_vs_best_curand {
@@ -2201,7 +2265,12 @@ mod tests {
                 fraction_of_write_bandwidth: Some(0.04),
             }],
             distributions: Vec::new(),
-            divergence: Vec::new(),
+            divergence: vec![
+                div("gamma (shape 2) box-muller f32 exact", Some(1.4579), 0.05),
+                div("gamma (shape 2) box-muller pre-cached f32 exact", Some(1.0842), 0.025),
+                div("normal ziggurat f32 exact", Some(1.33), 0.02),
+                div("poisson (mean 4)", None, 0.03),
+            ],
             inversion_sweep: None,
             curand_errors: vec!["cuRAND MTGP32: no".into()],
             speedup_fast_normals_vs_best_curand: Some(10.0),
@@ -2216,6 +2285,32 @@ mod tests {
         r.gpu_skipped = None;
         r.targets = targets(&r);
         r
+    }
+
+    fn div(name: &str, model: Option<f64>, ns: f64) -> DivergenceRow {
+        DivergenceRow {
+            name: name.into(),
+            acceptance: model.map(|_| 0.98),
+            warp_iterations_per_call: 1.5,
+            model_per_call: model,
+            efficiency: 0.7,
+            ns_per_value: Some(ns),
+            same_values: true,
+        }
+    }
+
+    #[test]
+    fn pre_cached_rows_pair_with_their_plain_twins() {
+        let rows = gpu_report().gpu.unwrap().divergence;
+        let pairs = pre_cache_pairs(&rows);
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        let (name, measured, model) = &pairs[0];
+        assert_eq!(name, "gamma (shape 2) box-muller f32 exact");
+        assert!((measured.unwrap() - 0.5).abs() < 1e-12);
+        assert!((model.unwrap() - 1.0842 / 1.4579).abs() < 1e-12);
+        let md = gpu_report().markdown();
+        assert!(md.contains("| gamma (shape 2) box-muller f32 exact | 0.500 | 0.744 | 0.672 |"), "{md}");
+        assert!(md.contains("| normal ziggurat f32 exact | 0.980000 | 1.5000 | 1.3300 | 0.7000 |"), "{md}");
     }
 
     #[test]

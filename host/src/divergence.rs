@@ -85,6 +85,27 @@
 //! * The stationary distribution is solved directly with the GTH (Grassmann-Taksar-Heyman)
 //!   elimination, which uses no subtractions, on the class of cache counts reachable from the
 //!   first call (an empty cache); the residual `|pi P - pi|_1` is reported.
+//!
+//! # The other samplers' acceptance
+//!
+//! The lockstep model needs each method's per-attempt acceptance probability, computed here
+//! from the kernels' own constants rather than quoted:
+//!
+//! * **Ziggurat** ([`ziggurat_acceptance`]): an attempt's point is uniform over the `N` strips
+//!   of area `v`, and the accepted region is the area under `f` (normal: all of it, `sqrt(π/2)`,
+//!   the tail being finished by its own inner loop; exponential: `1 - e^{-r}`, a tail visit
+//!   restarting the main loop), so `p = sqrt(π/2) / (128 v)` and `(1 - e^{-r}) / (256 v)`.
+//!   The normal's tail retries (4.3e-5 per value) are not modelled.
+//! * **Poisson, `λ < 10`** ([`poisson_inversion_model`]): sequential search makes `k + 1`
+//!   comparisons for the value `k`, so a warp executes `max_i (k_i + 1)` iterations:
+//!   `E = sum_{n>=0} (1 - F(n - 1)^K)` with `F` the Poisson CDF ([`expected_max_iid`]). Not a
+//!   rejection loop, but the same lockstep cost.
+//! * **Poisson, `λ >= 10`, PTRS** ([`ptrs_acceptance`]): given the attempt's `u`, the
+//!   attempt accepts with probability `P(v <= h(u))` where `v` is uniform and `h` the region
+//!   the tests cut out of `(0, 1)` (the squeeze `v <= v_r` where `us >= 0.07`, `v <= us` where
+//!   `us < 0.013`, and `v <= exp(ln_pmf(k)) (a/us² + b) / (1/α)`); integrating over `u` (midpoint
+//!   rule) gives `p`, and the accepted mass per `k`, which must be the Poisson pmf times `p` if
+//!   the transcription of the method is right (a test checks it).
 
 use std::fmt::Write as _;
 
@@ -813,6 +834,109 @@ fn call_distribution_impl(
     }
 }
 
+// ------------------------------------------------------------------------------------------------
+// The other samplers' acceptance (module docs, "The other samplers' acceptance").
+// ------------------------------------------------------------------------------------------------
+
+/// `E[max(X_1, ..., X_K)]` for `K` independent copies of a variable on `{0, 1, 2, ...}` with
+/// survival function `sf(n) = P(X > n)`: `sum_{n>=0} (1 - (1 - sf(n))^K)`, each term as
+/// `-expm1(K ln1p(-sf(n)))` (no cancellation), summed until a term is below `1e-17` (at most
+/// `max_terms` terms; `None` if the sum has not converged by then).
+pub fn expected_max_iid(sf: impl Fn(u64) -> f64, k: u32, max_terms: u64) -> Option<f64> {
+    let mut s = Sum::default();
+    for n in 0..max_terms {
+        let term = -(k as f64 * (-sf(n).clamp(0.0, 1.0)).ln_1p()).exp_m1();
+        s.add(term);
+        if term < 1e-17 {
+            return Some(s.value());
+        }
+    }
+    None
+}
+
+/// The warp's iterations per call of the Poisson sampler's inversion (`0 < λ < 10`, `k + 1`
+/// comparisons for the value `k`) on `k` lanes: `E[max_i (X_i + 1)]`, `X_i ~ Poisson(λ)`.
+/// NaN outside `0 < λ < 10` or for `k = 0`.
+pub fn poisson_inversion_model(lambda: f64, k: u32) -> f64 {
+    if !(lambda > 0.0 && lambda < warpmc_kernels::poisson::SMALL_MEAN_LIMIT) || k == 0 {
+        return f64::NAN;
+    }
+    // P(X + 1 > n) = P(X >= n): the pmf by its recurrence (λ < 10: e^-λ does not underflow, and
+    // the pmf is below 1e-300 long before j = 400), summed from the top (no cancellation).
+    let mut pmf = vec![(-lambda).exp()];
+    for j in 1..400 {
+        let next = pmf[j - 1] * lambda / j as f64;
+        pmf.push(next);
+    }
+    let mut sf = vec![0.0; pmf.len() + 1];
+    for j in (0..pmf.len()).rev() {
+        sf[j] = sf[j + 1] + pmf[j];
+    }
+    expected_max_iid(|n| sf.get(n as usize).copied().unwrap_or(0.0), k, 400).unwrap_or(f64::NAN)
+}
+
+/// Per-attempt acceptance probability of the ziggurat sampler (`normal`: the 128-layer normal,
+/// else the 256-layer exponential), from the kernels' tables: `sqrt(π/2) / (128 v)` and
+/// `(1 - e^{-r}) / (256 v)` (module docs).
+pub fn ziggurat_acceptance(normal: bool) -> f64 {
+    use warpmc_kernels::ziggurat::{EXPONENTIAL, NORMAL};
+    if normal {
+        (std::f64::consts::PI / 2.0).sqrt() / (128.0 * NORMAL.v)
+    } else {
+        -(-EXPONENTIAL.r).exp_m1() / (256.0 * EXPONENTIAL.v)
+    }
+}
+
+/// PTRS's per-attempt acceptance for one mean, from [`ptrs_acceptance`].
+#[derive(Clone, Debug)]
+pub struct PtrsAcceptance {
+    /// The probability that one attempt accepts.
+    pub p: f64,
+    /// `accepted[k]`: the probability that one attempt accepts the value `k` (for `k` below
+    /// `accepted.len()`); `accepted[k] / p` is the sampler's pmf, which should be Poisson's.
+    pub accepted: Vec<f64>,
+}
+
+/// PTRS's per-attempt acceptance probability for mean `lambda` (`10 <= λ <= LAMBDA_MAX`), with
+/// the kernels' own constants and `ln_pmf` ([`warpmc_kernels::poisson::Poisson`]), by the
+/// midpoint rule over `points` values of `u` in `(-1/2, 1/2)` (module docs). The integrand is
+/// piecewise smooth with a jump wherever `k` changes, so the error is about the number of jumps
+/// (`~3 sqrt(λ)` in the bulk) over `points`. `None` outside the range or for `points = 0`.
+pub fn ptrs_acceptance(lambda: f64, points: u32) -> Option<PtrsAcceptance> {
+    use warpmc_kernels::poisson::{LAMBDA_MAX, Poisson, SMALL_MEAN_LIMIT};
+    if !(SMALL_MEAN_LIMIT..=LAMBDA_MAX).contains(&lambda) || points == 0 {
+        return None;
+    }
+    let s = Poisson::new(lambda);
+    let top = (lambda + 40.0 * lambda.sqrt() + 100.0) as usize;
+    let mut accepted = vec![0.0; top.min(1 << 24)];
+    let mut total = Sum::default();
+    let w = 1.0 / points as f64;
+    for i in 0..points {
+        let u = -0.5 + (i as f64 + 0.5) * w;
+        let us = 0.5 - u.abs();
+        let t = (2.0 * s.a / us + s.b) * u + lambda + 0.43;
+        if !(0.0..4_294_967_296.0).contains(&t) {
+            continue;
+        }
+        let k = t as u32;
+        // v is uniform on (0, 1): the probability of each way the attempt accepts.
+        let h = (s.ln_pmf(k).exp() * (s.a / (us * us) + s.b) / s.inv_alpha).min(1.0);
+        let prob = if us >= 0.07 {
+            h.max(s.v_r.clamp(0.0, 1.0))
+        } else if us < 0.013 {
+            h.min(us)
+        } else {
+            h
+        };
+        total.add(prob * w);
+        if let Some(a) = accepted.get_mut(k as usize) {
+            *a += prob * w;
+        }
+    }
+    Some(PtrsAcceptance { p: total.value(), accepted })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1244,5 +1368,114 @@ mod tests {
             let e = expected_max_geometric(p, k);
             assert!(((mean - e) / se).abs() < 5.0, "uncached p {p}: sim {mean} ± {se}, E {e}");
         }
+    }
+
+    #[test]
+    fn expected_max_iid_agrees_with_the_geometric_model() {
+        // The geometric variable on {1, 2, ...}: P(G <= n) = 1 - q^n.
+        for p in [0.3, 0.785, 0.95] {
+            let q: f64 = 1.0 - p;
+            let e = expected_max_iid(|n| q.powi(n as i32), 32, 100_000).unwrap();
+            assert!(close(e, expected_max_geometric(p, 32), 1e-13), "{p}: {e}");
+        }
+        // One lane: the mean. A variable that never settles: no answer.
+        assert!(close(expected_max_iid(|n| if n >= 3 { 0.0 } else { 1.0 }, 1, 10).unwrap(), 3.0, 1e-15));
+        assert!(expected_max_iid(|_| 1.0, 32, 1000).is_none());
+    }
+
+    #[test]
+    fn poisson_inversion_model_values() {
+        // One lane: E[X + 1] = λ + 1.
+        for l in [0.5, 4.0, 9.5] {
+            assert!(close(poisson_inversion_model(l, 1), l + 1.0, 1e-13), "{l}: {}", poisson_inversion_model(l, 1));
+        }
+        // 32 lanes, mean 4: by an independent sum with the pmf from lgamma-free products.
+        let mut cdf = Vec::new();
+        let mut c = 0.0;
+        for j in 0..80 {
+            let mut pj = (-4.0f64).exp();
+            for i in 1..=j {
+                pj *= 4.0 / i as f64;
+            }
+            c += pj;
+            cdf.push(c);
+        }
+        let direct: f64 = (0..100).map(|n: usize| 1.0 - if n == 0 { 0.0 } else { cdf[(n - 1).min(79)] }.powi(32)).sum();
+        assert!(close(poisson_inversion_model(4.0, 32), direct, 1e-12));
+        assert!((poisson_inversion_model(4.0, 32) - 9.6464).abs() < 1e-4);
+        assert!(poisson_inversion_model(10.0, 32).is_nan() && poisson_inversion_model(0.0, 32).is_nan());
+    }
+
+    #[test]
+    fn ziggurat_acceptance_matches_the_kernels_figures() {
+        // The kernels' documented attempts per value (ziggurat.rs: 1.012 362 and 1.011 572).
+        assert!((1.0 / ziggurat_acceptance(true) - 1.012_362).abs() < 1e-6);
+        assert!((1.0 / ziggurat_acceptance(false) - 1.011_572).abs() < 1e-6);
+    }
+
+    /// The attempts per value of the kernels' own PTRS on the CPU, against `1/p`.
+    fn ptrs_attempts(lambda: f64, n: u32) -> f64 {
+        use warpmc_kernels::rng::{Generator, Philox4x32x10};
+        let s = warpmc_kernels::poisson::Poisson::new(lambda);
+        let mut rng = Philox4x32x10::stream(29, 0);
+        let mut ticks = 0u32;
+        for _ in 0..n {
+            s.sample(&mut rng, &mut ticks);
+        }
+        ticks as f64 / n as f64
+    }
+
+    #[test]
+    fn ptrs_acceptance_is_the_kernels() {
+        for lambda in [10.0, 100.0, 1000.0, 1e6] {
+            let a = ptrs_acceptance(lambda, 1 << 20).unwrap();
+            // The accepted mass per k is p times Poisson's pmf (the method is exact), to the
+            // midpoint rule's accuracy.
+            let s = warpmc_kernels::poisson::Poisson::new(lambda);
+            let worst = (0..a.accepted.len() as u32)
+                .map(|k| (a.accepted[k as usize] / a.p - s.ln_pmf(k).exp()).abs())
+                .fold(0.0, f64::max);
+            assert!(worst < 2e-5, "{lambda}: pmf off by {worst}");
+            // More points change p by less than the stated accuracy.
+            let b = ptrs_acceptance(lambda, 1 << 22).unwrap();
+            assert!((a.p - b.p).abs() < 1e-5, "{lambda}: {} {}", a.p, b.p);
+            // The sampler's attempts per value agree with 1/p (200,000 variates: standard
+            // error of the mean about sqrt(q)/p/447, under 1e-3).
+            let mean = ptrs_attempts(lambda, 200_000);
+            assert!((mean - 1.0 / a.p).abs() < 4e-3, "{lambda}: {mean} attempts, 1/p = {}", 1.0 / a.p);
+        }
+        assert!((ptrs_acceptance(100.0, 1 << 20).unwrap().p - 0.852_14).abs() < 1e-4);
+        assert!(ptrs_acceptance(9.9, 1000).is_none() && ptrs_acceptance(100.0, 0).is_none());
+    }
+
+    #[test]
+    fn ptrs_acceptance_sees_a_wrong_hat() {
+        // A negative control: a hat 20% too low (1/α scaled up) clips the acceptance test at 1
+        // near the mode, and the accepted mass is no longer the pmf.
+        let lambda = 100.0;
+        let mut s = warpmc_kernels::poisson::Poisson::new(lambda);
+        s.inv_alpha *= 1.2;
+        let mut mass = vec![0.0; 300];
+        let (mut total, n) = (0.0, 1u32 << 18);
+        for i in 0..n {
+            let u = -0.5 + (i as f64 + 0.5) / n as f64;
+            let us = 0.5 - u.abs();
+            let t = (2.0 * s.a / us + s.b) * u + lambda + 0.43;
+            if t < 0.0 || t >= 300.0 {
+                continue;
+            }
+            let h = (s.ln_pmf(t as u32).exp() * (s.a / (us * us) + s.b) / s.inv_alpha).min(1.0);
+            let prob = if us >= 0.07 {
+                h.max(s.v_r)
+            } else if us < 0.013 {
+                h.min(us)
+            } else {
+                h
+            };
+            mass[t as usize] += prob / n as f64;
+            total += prob / n as f64;
+        }
+        let worst = (0..300u32).map(|k| (mass[k as usize] / total - s.ln_pmf(k).exp()).abs()).fold(0.0, f64::max);
+        assert!(worst > 1e-3, "the wrong hat went unnoticed: {worst}");
     }
 }
