@@ -659,7 +659,9 @@ mod gpu {
             let calls_per_lane = len as f64 / streams as f64 / per_value_calls;
             let warps = streams.div_ceil(32) as f64;
             let per_call = run.warp_iterations as f64 / (warps * calls_per_lane);
-            let model = if d.kind == DistKind::Poisson && d.lambda.is_some_and(|l| l < 10.0) {
+            let model = if d.kind == DistKind::Poisson
+                && d.lambda.is_some_and(|l| l < warpmc_kernels::poisson::SMALL_MEAN_LIMIT)
+            {
                 d.lambda.map(|l| poisson_inversion_model(l, 32))
             } else {
                 p.map(|p| {

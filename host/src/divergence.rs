@@ -855,10 +855,10 @@ pub fn expected_max_iid(sf: impl Fn(u64) -> f64, k: u32, max_terms: u64) -> Opti
 }
 
 /// The warp's iterations per call of the Poisson sampler's inversion (`0 < λ < 10`, `k + 1`
-/// comparisons for the value `k`) on `k` lanes: `E[max_i (X_i + 1)]`, `X_i ~ Poisson(λ)`.
-/// NaN outside `0 < λ < 10` or for `k = 0`.
-pub fn poisson_inversion_model(lambda: f64, k: u32) -> f64 {
-    if !(lambda > 0.0 && lambda < warpmc_kernels::poisson::SMALL_MEAN_LIMIT) || k == 0 {
+/// comparisons for the value `k`) on `lanes` lanes: `E[max_i (X_i + 1)]`, `X_i ~ Poisson(λ)`.
+/// NaN outside `0 < λ < 10` or for `lanes = 0`.
+pub fn poisson_inversion_model(lambda: f64, lanes: u32) -> f64 {
+    if !(lambda > 0.0 && lambda < warpmc_kernels::poisson::SMALL_MEAN_LIMIT) || lanes == 0 {
         return f64::NAN;
     }
     // P(X + 1 > n) = P(X >= n): the pmf by its recurrence (λ < 10: e^-λ does not underflow, and
@@ -872,7 +872,7 @@ pub fn poisson_inversion_model(lambda: f64, k: u32) -> f64 {
     for j in (0..pmf.len()).rev() {
         sf[j] = sf[j + 1] + pmf[j];
     }
-    expected_max_iid(|n| sf.get(n as usize).copied().unwrap_or(0.0), k, 400).unwrap_or(f64::NAN)
+    expected_max_iid(|n| sf.get(n as usize).copied().unwrap_or(0.0), lanes, 400).unwrap_or(f64::NAN)
 }
 
 /// Per-attempt acceptance probability of the ziggurat sampler (`normal`: the 128-layer normal,
@@ -892,8 +892,11 @@ pub fn ziggurat_acceptance(normal: bool) -> f64 {
 pub struct PtrsAcceptance {
     /// The probability that one attempt accepts.
     pub p: f64,
-    /// `accepted[k]`: the probability that one attempt accepts the value `k` (for `k` below
-    /// `accepted.len()`); `accepted[k] / p` is the sampler's pmf, which should be Poisson's.
+    /// The value `accepted[0]` stands for: `max(0, λ - 40 sqrt(λ) - 100)`, rounded down.
+    pub first: u32,
+    /// `accepted[i]`: the probability that one attempt accepts the value `first + i` (values
+    /// within `40 sqrt(λ) + 100` of the mean); `accepted[i] / p` is the sampler's pmf there,
+    /// which should be Poisson's.
     pub accepted: Vec<f64>,
 }
 
@@ -907,9 +910,16 @@ pub fn ptrs_acceptance(lambda: f64, points: u32) -> Option<PtrsAcceptance> {
     if !(SMALL_MEAN_LIMIT..=LAMBDA_MAX).contains(&lambda) || points == 0 {
         return None;
     }
-    let s = Poisson::new(lambda);
-    let top = (lambda + 40.0 * lambda.sqrt() + 100.0) as usize;
-    let mut accepted = vec![0.0; top.min(1 << 24)];
+    Some(ptrs_acceptance_of(&Poisson::new(lambda), points))
+}
+
+/// [`ptrs_acceptance`] for the sampler `s` as given (its constants unchecked), so that a test
+/// can hand it a deliberately wrong one.
+fn ptrs_acceptance_of(s: &warpmc_kernels::poisson::Poisson, points: u32) -> PtrsAcceptance {
+    let lambda = s.lambda;
+    let reach = 40.0 * lambda.sqrt() + 100.0;
+    let first = (lambda - reach).max(0.0) as u32;
+    let mut accepted = vec![0.0; (lambda + reach) as usize - first as usize];
     let mut total = Sum::default();
     let w = 1.0 / points as f64;
     for i in 0..points {
@@ -930,11 +940,11 @@ pub fn ptrs_acceptance(lambda: f64, points: u32) -> Option<PtrsAcceptance> {
             h
         };
         total.add(prob * w);
-        if let Some(a) = accepted.get_mut(k as usize) {
+        if let Some(a) = k.checked_sub(first).and_then(|i| accepted.get_mut(i as usize)) {
             *a += prob * w;
         }
     }
-    Some(PtrsAcceptance { p: total.value(), accepted })
+    PtrsAcceptance { p: total.value(), first, accepted }
 }
 
 #[cfg(test)]
@@ -1433,7 +1443,7 @@ mod tests {
             // midpoint rule's accuracy.
             let s = warpmc_kernels::poisson::Poisson::new(lambda);
             let worst = (0..a.accepted.len() as u32)
-                .map(|k| (a.accepted[k as usize] / a.p - s.ln_pmf(k).exp()).abs())
+                .map(|i| (a.accepted[i as usize] / a.p - s.ln_pmf(a.first + i).exp()).abs())
                 .fold(0.0, f64::max);
             assert!(worst < 2e-5, "{lambda}: pmf off by {worst}");
             // More points change p by less than the stated accuracy.
@@ -1452,30 +1462,12 @@ mod tests {
     fn ptrs_acceptance_sees_a_wrong_hat() {
         // A negative control: a hat 20% too low (1/α scaled up) clips the acceptance test at 1
         // near the mode, and the accepted mass is no longer the pmf.
-        let lambda = 100.0;
-        let mut s = warpmc_kernels::poisson::Poisson::new(lambda);
+        let mut s = warpmc_kernels::poisson::Poisson::new(100.0);
         s.inv_alpha *= 1.2;
-        let mut mass = vec![0.0; 300];
-        let (mut total, n) = (0.0, 1u32 << 18);
-        for i in 0..n {
-            let u = -0.5 + (i as f64 + 0.5) / n as f64;
-            let us = 0.5 - u.abs();
-            let t = (2.0 * s.a / us + s.b) * u + lambda + 0.43;
-            if t < 0.0 || t >= 300.0 {
-                continue;
-            }
-            let h = (s.ln_pmf(t as u32).exp() * (s.a / (us * us) + s.b) / s.inv_alpha).min(1.0);
-            let prob = if us >= 0.07 {
-                h.max(s.v_r)
-            } else if us < 0.013 {
-                h.min(us)
-            } else {
-                h
-            };
-            mass[t as usize] += prob / n as f64;
-            total += prob / n as f64;
-        }
-        let worst = (0..300u32).map(|k| (mass[k as usize] / total - s.ln_pmf(k).exp()).abs()).fold(0.0, f64::max);
+        let a = ptrs_acceptance_of(&s, 1 << 18);
+        let worst = (0..a.accepted.len() as u32)
+            .map(|i| (a.accepted[i as usize] / a.p - s.ln_pmf(a.first + i).exp()).abs())
+            .fold(0.0, f64::max);
         assert!(worst > 1e-3, "the wrong hat went unnoticed: {worst}");
     }
 }

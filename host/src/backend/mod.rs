@@ -103,7 +103,6 @@ impl StreamInit {
     }
 }
 
-/// The words of generator states, as the GPU kernels read them.
 /// Why the Asian basket cannot take the transform of code `normals` with `generator`, as an
 /// error's allowed range (`None`: it can). One rule for both callers: the executors'
 /// [`check_asian`] and `PricingJob::check_transform`, which name the field differently.
@@ -139,6 +138,7 @@ pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()>
     }
 }
 
+/// The words of generator states, as the GPU kernels read them.
 pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
     const { assert!(size_of::<G>().is_multiple_of(4) && align_of::<G>() == 4) };
     // SAFETY: `Generator`'s contract: a #[repr(C)] struct of u32 fields only, so each state is
