@@ -44,6 +44,7 @@ pub mod poisson;
 pub mod polar;
 pub mod real;
 pub mod rng;
+pub mod sobol;
 pub mod tally;
 pub mod wallace;
 pub mod ziggurat;

@@ -29,6 +29,7 @@ pub mod generators;
 pub mod backend;
 pub mod bench;
 pub mod bulk;
+pub mod closed_form;
 pub mod curand_host;
 pub mod distributions;
 pub mod divergence;
@@ -37,6 +38,7 @@ pub mod generate;
 pub mod pricing;
 pub mod quality;
 pub mod rngs;
+pub mod sobol;
 pub mod wallace;
 
 pub use error::{Error, Result};
