@@ -34,6 +34,7 @@ pub mod curand;
 pub mod dist;
 pub mod fill;
 pub mod gamma;
+pub mod instrument;
 pub mod inverse_normal;
 pub mod math;
 pub mod math64;

@@ -35,6 +35,8 @@ pub mod distributions;
 pub mod divergence;
 pub mod error;
 pub mod generate;
+pub mod instruments;
+pub mod jobfile;
 pub mod pricing;
 pub mod quality;
 pub mod rngs;

@@ -16,6 +16,7 @@ use cudarc::driver::{
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::instrument::PathSteps;
 use warpmc_kernels::inverse_normal::InversionSweep;
 use warpmc_kernels::rng::Generator;
 
@@ -250,13 +251,13 @@ impl GpuExecutor {
         let asian_constant = module
             .load_function("asian_basket_constant_fast")
             .map_err(|e| Error::Gpu(format!("kernel asian_basket_constant_fast: {e:?}")))?;
-        let diag = [DIAG_F32, DIAG_U32].map(|name| {
-            module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")))
-        });
+        let diag = [DIAG_F32, DIAG_U32]
+            .map(|name| module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}"))));
         let [d0, d1] = diag;
         let diag = [d0?, d1?];
-        let sweep =
-            module.load_function("inverse_cdf_sweep").map_err(|e| Error::Gpu(format!("kernel inverse_cdf_sweep: {e:?}")))?;
+        let sweep = module
+            .load_function("inverse_cdf_sweep")
+            .map_err(|e| Error::Gpu(format!("kernel inverse_cdf_sweep: {e:?}")))?;
         let mut generators =
             GeneratorKind::ALL.iter().map(|&g| GeneratorKernels::load(&module, g)).collect::<Result<Vec<_>>>()?;
         // The largest block every kernel can launch with (registers per thread bound it).
@@ -895,6 +896,21 @@ impl Executor for GpuExecutor {
 
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
         self.asian(&self.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths, 0)
+    }
+
+    fn instrument(
+        &self,
+        _p: &PathSteps,
+        _generator: GeneratorKind,
+        _seed: u64,
+        _paths: Range<u64>,
+        _mode: Mode,
+    ) -> Result<PairMoments> {
+        Err(crate::Error::GpuUnavailable(
+            "the one-asset instruments (european-*, asian-arithmetic/geometric/barrier, lookback-*) have no GPU \
+             kernels yet; run them with --backend cpu"
+                .into(),
+        ))
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {

@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::instrument::PathSteps;
 use warpmc_kernels::rng::Generator;
 
 use crate::Result;
@@ -180,6 +181,16 @@ pub trait Executor: Send + Sync {
     ) -> Result<PairMoments>;
     /// The same with the constant-RNG baseline (fast mode) instead of a generator.
     fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments>;
+    /// Exact sums of `(payoff, control)` over one-asset instrument samples `paths` of `seed`
+    /// (see [`warpmc_kernels::instrument`]), sample `k` drawing from stream `k` of `generator`.
+    fn instrument(
+        &self,
+        p: &PathSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments>;
     /// A filler for `kind` starting at `init`.
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>>;
     /// The GPU executor, for device-memory operations (`None` on the CPU).
