@@ -23,7 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Price GPU Gems 3's Asian basket option (Listing 37-8) with error bars.
+    /// Price GPU Gems 3's Asian basket option (Listing 37-8), or a one-asset instrument
+    /// (--instrument), with error bars.
     Price(PriceArgs),
     /// Write a generator's output to stdout or a file.
     Generate(GenerateArgs),
@@ -72,12 +73,27 @@ impl BackendArgs {
 
 #[derive(Args)]
 struct PriceArgs {
+    /// A job file (TOML) with one or more instruments and their run settings (README.md,
+    /// "Job files"); flags other than --json and the backend's do not apply to it.
+    job: Option<PathBuf>,
     /// Monte Carlo paths, in [2, 2^40] (also accepts 1e6, 2^20, 1_000_000).
     #[arg(long, default_value = "1048576", value_parser = parse_count, allow_negative_numbers = true)]
     paths: i128,
-    /// Averaging dates per path, in [1, 1000000].
-    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
-    steps: i64,
+    /// Averaging dates per path, in [1, 1000000] (default 256 for the basket; for an
+    /// --instrument, the same as --param steps=N).
+    #[arg(long, allow_negative_numbers = true)]
+    steps: Option<i64>,
+    /// Price a one-asset instrument instead of the Asian basket: european-call, european-put,
+    /// asian-arithmetic, asian-geometric, asian-barrier, lookback-floating, lookback-fixed or
+    /// lookback-garch (parameters in README.md, "Instruments").
+    #[arg(long)]
+    instrument: Option<String>,
+    /// An --instrument's parameter as KEY=VALUE, repeatable (spot=100 strike=110 ...).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// Antithetic variates: each sample averages a path and its mirror image (--instrument).
+    #[arg(long)]
+    antithetic: bool,
     /// Seed: path k uses stream k of this seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -351,9 +367,24 @@ fn main() -> ExitCode {
 }
 
 fn price(a: PriceArgs) -> warpmc::Result<()> {
-    let steps = u32::try_from(a.steps).map_err(|_| Error::InvalidParameter {
+    if let Some(path) = &a.job {
+        return price_job_file(&a, path);
+    }
+    if let Some(name) = a.instrument.as_deref().filter(|n| *n != "asian-basket") {
+        return price_instrument(&a, name);
+    }
+    if !a.params.is_empty() || a.antithetic {
+        return Err(Error::InvalidParameter {
+            field: "param",
+            value: if a.antithetic { "--antithetic".into() } else { a.params.join(" ") },
+            allowed: "nothing without --instrument: the Asian basket takes --spot-a, --vol-a and the other flags"
+                .into(),
+        });
+    }
+    let steps_arg = a.steps.unwrap_or(256);
+    let steps = u32::try_from(steps_arg).map_err(|_| Error::InvalidParameter {
         field: "steps",
-        value: a.steps.to_string(),
+        value: steps_arg.to_string(),
         allowed: format!("[1, {}]", warpmc::pricing::limits::STEPS_MAX),
     })?;
     let job = PricingJob {
@@ -400,6 +431,206 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
         return Err(Error::CheckFailed(report.check.note.clone().unwrap_or_default()));
     }
     Ok(())
+}
+
+/// `warpmc price --instrument NAME --param key=value ...`.
+fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
+    use warpmc::instruments::{Instrument, InstrumentName, RunSettings, price_with_progress};
+    let name = InstrumentName::from_name(name)?;
+    // The basket's own flags mean nothing here: refuse them rather than ignore them.
+    let basket = AsianBasket::default();
+    for (flag, v, d) in [
+        ("--spot-a", a.spot_a, basket.spot_a),
+        ("--spot-b", a.spot_b, basket.spot_b),
+        ("--vol-a", a.vol_a, basket.vol_a),
+        ("--vol-b", a.vol_b, basket.vol_b),
+        ("--corr", a.corr, basket.corr),
+        ("--rate", a.rate, basket.rate),
+        ("--maturity", a.maturity, basket.maturity),
+    ] {
+        if v.to_bits() != d.to_bits() {
+            return Err(Error::InvalidParameter {
+                field: "param",
+                value: format!("{flag} {v}"),
+                allowed: format!("--param KEY=VALUE for {} ({flag} is the Asian basket's)", name.name()),
+            });
+        }
+    }
+    let mut params = std::collections::BTreeMap::new();
+    for kv in &a.params {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(Error::InvalidParameter { field: "param", value: kv.clone(), allowed: "KEY=VALUE".into() });
+        };
+        if params.insert(k.trim().to_string(), v.trim().to_string()).is_some() {
+            return Err(Error::InvalidParameter {
+                field: "param",
+                value: kv.clone(),
+                allowed: format!("each key once ({} is repeated)", k.trim()),
+            });
+        }
+    }
+    if let Some(steps) = a.steps
+        && params.insert("steps".to_string(), steps.to_string()).is_some()
+    {
+        return Err(Error::InvalidParameter {
+            field: "steps",
+            value: steps.to_string(),
+            allowed: "--steps or --param steps=N, not both".into(),
+        });
+    }
+    // A parameter's error names it as the user wrote it: `--param vol=-1`.
+    let instrument = Instrument::new(name, &params).map_err(|e| match e {
+        Error::InvalidParameter { field, value, allowed }
+            if warpmc::instruments::PARAMS.iter().any(|p| p.0 == field) && !(field == "steps" && a.steps.is_some()) =>
+        {
+            Error::InvalidParameter { field: "param", value: format!("{field}={value}"), allowed }
+        }
+        other => other,
+    })?;
+    let settings = RunSettings {
+        paths: count_in("paths", a.paths, 2, warpmc::pricing::limits::PATHS_MAX, "[2, 2^40]")?,
+        seed: a.seed,
+        mode: a.mode,
+        generator: a.generator,
+        transform: a.transform,
+        antithetic: a.antithetic,
+    };
+    settings.validate(true)?;
+    let exec = instrument_backend(a)?;
+    let bar = (!a.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(settings.paths);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {wide_bar} {pos}/{len} samples, {eta} left")
+                .expect("a valid template"),
+        );
+        bar
+    });
+    let r = price_with_progress(exec.as_ref(), &instrument, &settings, &mut |done, _| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r).expect("serialisable report"));
+    } else {
+        print_instrument_report(&r);
+    }
+    Ok(())
+}
+
+/// The backend the one-asset instruments run on: `auto` means the CPU for them (no GPU kernels
+/// yet).
+fn instrument_backend(a: &PriceArgs) -> warpmc::Result<Box<dyn warpmc::backend::Executor>> {
+    let mut opts = a.backend.options();
+    if opts.kind == BackendKind::Auto {
+        opts.kind = BackendKind::Cpu;
+    }
+    backend::open(&opts)
+}
+
+/// `warpmc price JOB.toml`: every instrument of the file, in order.
+fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
+    if a.instrument.is_some() || !a.params.is_empty() || a.steps.is_some() || a.antithetic {
+        return Err(Error::InvalidParameter {
+            field: "job",
+            value: path.display().to_string(),
+            allowed: "a job file alone: --instrument, --param, --steps and --antithetic go in the file".into(),
+        });
+    }
+    let jobs = warpmc::jobfile::read(path)?;
+    let exec = instrument_backend(a)?;
+    let mut reports = Vec::with_capacity(jobs.len());
+    for (i, job) in jobs.iter().enumerate() {
+        let bar = (!a.json && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(job.settings.paths);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} {wide_bar} {pos}/{len} samples, {eta} left")
+                    .expect("a valid template"),
+            );
+            bar.set_message(format!("{}/{} {}", i + 1, jobs.len(), job.instrument.name.name()));
+            bar
+        });
+        let r =
+            warpmc::instruments::price_with_progress(exec.as_ref(), &job.instrument, &job.settings, &mut |done, _| {
+                if let Some(b) = &bar {
+                    b.set_position(done);
+                }
+            })?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        if !a.json {
+            if i > 0 {
+                println!();
+            }
+            print_instrument_report(&r);
+        }
+        reports.push(r);
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&reports).expect("serialisable reports"));
+    }
+    Ok(())
+}
+
+fn print_instrument_report(r: &warpmc::instruments::InstrumentReport) {
+    use warpmc::instruments::InstrumentName;
+    let c = &r.contract;
+    let name = c.name;
+    println!("warpmc: {}", r.instrument);
+    let mut terms = vec![format!("spot {}", c.spot)];
+    for (k, v) in [("strike", c.strike), ("barrier", c.barrier)] {
+        if name.params().contains(&k) {
+            terms.push(format!("{k} {v}"));
+        }
+    }
+    terms.push(format!("rate {}", c.rate));
+    if name == InstrumentName::LookbackGarch {
+        let [a0, a1, a2, v0, e0] = c.garch;
+        terms.push(format!("A0 {a0}, A1 {a1}, A2 {a2}, vol0 {v0}, eps0 {e0}"));
+    } else {
+        terms.push(format!("vol {}, dividend {}", c.vol, c.dividend));
+    }
+    terms.push(format!("maturity {} y", c.maturity));
+    if name.params().contains(&"option") {
+        terms.push((if c.put { "put" } else { "call" }).to_string());
+    }
+    if name == InstrumentName::AsianBarrier {
+        terms.push(format!("knock-out {}", if c.barrier_up { "up" } else { "down" }));
+    }
+    println!("  contract     {}", terms.join(", "));
+    println!("  backend      {}: {}", r.backend, r.device);
+    println!("  paths        {}{}", r.paths, if r.antithetic { " (antithetic pairs)" } else { "" });
+    println!("  steps        {}", r.steps);
+    println!("  seed         {}", r.seed);
+    println!("  mode         {}", r.mode.name());
+    println!("  generator    {}", r.generator);
+    println!("  transform    {}", r.transform.name());
+    println!("  price        {}", num(r.price));
+    println!("  std error    {}", num(r.std_error));
+    println!("  95% CI       [{}, {}]", num(r.ci95[0]), num(r.ci95[1]));
+    match r.control_variate {
+        Some(cv) => println!(
+            "  with control variate  {} ± {} (β {:.4}, variance / {:.1}; control's check z = {:+.2})",
+            num(cv.price),
+            num(cv.std_error),
+            cv.beta,
+            cv.variance_reduction,
+            cv.check_z
+        ),
+        None => println!("  with control variate  none (the control has no variance here)"),
+    }
+    match (r.reference, r.z) {
+        (Some(rf), Some(z)) => println!("  reference    {} ({}), z = {z:+.2}", num(rf.price), rf.kind),
+        (Some(rf), None) => println!("  reference    {} ({})", num(rf.price), rf.kind),
+        _ => println!("  reference    none (no closed form for this contract)"),
+    }
+    println!("  wall time    {:.3} s", r.wall_seconds);
+    println!("  paths/s      {:.4e}", r.paths_per_second);
+    println!("  steps/s      {:.4e}", r.steps_per_second);
 }
 
 /// A money amount with six decimals, or six significant digits in scientific notation where
@@ -600,8 +831,17 @@ fn check_kernels() -> warpmc::Result<()> {
         // The Asian basket with every normal transform the generator can drive (Box-Muller's
         // kernels and the any-transform kernels), in both modes.
         let mut baskets = 0;
-        for t in [Transform::BoxMuller, Transform::Inversion, Transform::InversionNaive, Transform::Polar, Transform::Ziggurat] {
-            let p = warpmc_kernels::asian::AsianBasketSteps { normals: t.code(), ..AsianBasket::default().kernel_job(8).steps };
+        for t in [
+            Transform::BoxMuller,
+            Transform::Inversion,
+            Transform::InversionNaive,
+            Transform::Polar,
+            Transform::Ziggurat,
+        ] {
+            let p = warpmc_kernels::asian::AsianBasketSteps {
+                normals: t.code(),
+                ..AsianBasket::default().kernel_job(8).steps
+            };
             if warpmc::backend::check_asian(&p, generator).is_err() {
                 continue;
             }
@@ -610,7 +850,9 @@ fn check_kernels() -> warpmc::Result<()> {
                 baskets += 1;
             }
         }
-        println!("{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs");
+        println!(
+            "{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs"
+        );
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
     println!("constant-RNG Asian basket");

@@ -184,6 +184,129 @@ fn price_table_shows_the_job() {
 }
 
 #[test]
+fn price_instrument_json_has_the_documented_keys() {
+    let o = warpmc(&[
+        "price",
+        "--instrument",
+        "european-call",
+        "--param",
+        "strike=110",
+        "--param",
+        "vol=0.25",
+        "--paths",
+        "2^14",
+        "--seed",
+        "4",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    for key in [
+        "instrument",
+        "price",
+        "std_error",
+        "ci95",
+        "paths",
+        "steps",
+        "seed",
+        "backend",
+        "mode",
+        "generator",
+        "transform",
+        "wall_seconds",
+        "paths_per_second",
+        "steps_per_second",
+        "control_variate",
+        "reference",
+        "z",
+        "contract",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["instrument"], "european-call");
+    assert_eq!(v["paths"], 16384);
+    assert_eq!(v["steps"], 1);
+    assert_eq!(v["backend"], "cpu");
+    assert_eq!(v["contract"]["strike"], 110.0);
+    let z = v["z"].as_f64().unwrap();
+    assert!(z.abs() < 4.0, "z = {z}");
+    // The same job through --steps and --antithetic, as a table.
+    let o = warpmc(&["price", "--instrument", "lookback-garch", "--steps", "32", "--paths", "1000", "--antithetic"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for word in ["lookback-garch", "A0", "antithetic", "control variate", "steps/s", "reference"] {
+        assert!(t.contains(word), "missing {word} in\n{t}");
+    }
+}
+
+#[test]
+fn every_example_job_file_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/jobs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("examples/jobs").map(|e| e.unwrap().path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    for f in files {
+        let o = warpmc(&["price", f.to_str().unwrap(), "--backend", "cpu", "--json"]);
+        assert!(o.status.success(), "{}: {}", f.display(), stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON array");
+        let list = v.as_array().expect("one object per instrument");
+        assert!(!list.is_empty());
+        for r in list {
+            let (p, se) = (r["price"].as_f64().unwrap(), r["std_error"].as_f64().unwrap());
+            assert!(p.is_finite() && se > 0.0, "{}: {r}", f.display());
+            // Exact references within 4 standard errors; BGK's approximation is allowed 0.5%
+            // more (at 250 dates its error is about 0.06%).
+            if let Some(reference) = r["reference"]["price"].as_f64() {
+                let tol = if r["reference"]["kind"].as_str().unwrap().contains("approximate") {
+                    5e-3 * reference
+                } else {
+                    0.0
+                };
+                assert!((p - reference).abs() <= 4.0 * se + tol, "{}: {r}", f.display());
+            }
+        }
+    }
+    // A malformed file and a missing one are errors naming the file.
+    let bad = std::env::temp_dir().join(format!("warpmc-bad-job-{}.toml", std::process::id()));
+    std::fs::write(&bad, "[[instrument]\nname = 3\n").unwrap();
+    let o = warpmc(&["price", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("warpmc-bad-job") && stderr(&o).contains("TOML"), "{}", stderr(&o));
+    std::fs::remove_file(&bad).unwrap();
+    let o = warpmc(&["price", "/nonexistent/job.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/job.toml"), "{}", stderr(&o));
+}
+
+#[test]
+fn price_instrument_errors_name_the_parameter() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["--instrument", "european-call", "--param", "vol=-0.2"], &["--param", "vol=-0.2", "[0, 5]"]),
+        (&["--instrument", "european-call", "--param", "spot=0"], &["--param", "spot=0", "(0, 1e12]"]),
+        (&["--instrument", "european-call", "--param", "spot=nan"], &["--param", "spot=nan"]),
+        (&["--instrument", "european-call", "--param", "volatility=0.2"], &["--param", "volatility", "vol"]),
+        (&["--instrument", "asian-geometric", "--param", "steps=0"], &["--param", "steps=0", "[1, 1000000]"]),
+        (&["--instrument", "asian-geometric", "--steps", "0"], &["--steps", "[1, 1000000]"]),
+        (&["--instrument", "asian-barrier", "--param", "direction=left"], &["direction=left", "up or down"]),
+        (&["--instrument", "lookback-garch", "--param", "a1=0.5", "--param", "a2=0.6"], &["a2=0.6", "a1 + a2 < 1"]),
+        (&["--instrument", "european-cal"], &["--instrument", "european-call"]),
+        (&["--instrument", "european-call", "--param", "strike"], &["--param", "KEY=VALUE"]),
+        (&["--instrument", "european-call", "--vol-a", "0.3"], &["--vol-a", "--param"]),
+        (&["--param", "strike=3"], &["--param", "--instrument"]),
+    ];
+    for (flags, words) in cases {
+        let o = warpmc(&[&["price", "--backend", "cpu", "--paths", "100"][..], flags].concat());
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        for w in *words {
+            assert!(e.contains(w), "{flags:?}: missing {w} in {e}");
+        }
+        assert!(!e.contains("panicked"), "{flags:?}: {e}");
+    }
+}
+
+#[test]
 fn invalid_flags_are_named_with_their_range() {
     let cases: &[(&[&str], &str, &str)] = &[
         (&["--vol-a", "0"], "--vol-a", "(0, 5]"),
