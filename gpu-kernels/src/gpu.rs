@@ -13,6 +13,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _
 use crate::accum::{ExactSum, PairMoments};
 use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, accumulate_paths_with, fixed_words, path, path_with};
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
+use crate::instrument::Legs;
 use core::marker::PhantomData;
 
 use crate::dist::{DistParams, Sampler, SamplerVisitor, WarpSampler, cached_step, dispatch, dispatch_counts, warp_lanes_in_round};
@@ -127,6 +128,121 @@ unsafe fn asian_basket_any<G: Generator, M: MathMode + Send + Sync>(
     let mut acc = PairMoments::ZERO;
     accumulate_paths_with::<G, M>(&p, seed, first + gtid, end, threads, &mut acc);
     // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// One-asset instrument samples `first..end` of `seed` (`crate::instrument`), sample `k` from
+/// stream `k`, one stream per thread on a grid-stride sequence.
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words per warp of the grid.
+#[inline(always)]
+unsafe fn instrument_states<G: Generator, M: MathMode + Send + Sync>(
+    legs: Legs,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    crate::instrument::accumulate::<G, M>(&legs, seed, first + gtid, end, threads, &mut acc);
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// [`instrument_states`] with a collective generator, as [`asian_collective`]: sample `k` is
+/// lane `k mod 32` of warp state `k / 32`; the lane restarts its stream (the GARCH replay, the
+/// antithetic half, each leg) from its saved word, all 32 lanes together.
+///
+/// # Safety
+/// As [`instrument_states`].
+#[inline(always)]
+unsafe fn instrument_collective<G: Collective, M: MathMode + Send + Sync>(
+    legs: Legs,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
+    let (gtid, threads) = grid_position();
+    let lane = gtid % 32;
+    let mut acc = PairMoments::ZERO;
+    // A rejection transform would desynchronise the lanes (the host refuses it): nothing runs.
+    let mut k = if !fixed_words(legs.legs[0].normals) { end + 32 } else { first - first % 32 + gtid };
+    while k - lane < end {
+        // SAFETY: the 32 lanes are here together with the same warp number `k / 32`.
+        let word = unsafe { G::init_word(seed, k / 32) };
+        // SAFETY: every lane runs the same legs, steps and fixed-word transform, so all 32 call
+        // `fresh` together, the same number of times, and draw the same number of words.
+        let (x, control) = crate::instrument::sample_legs_with::<_, M>(&legs, || unsafe { G::lane(word) });
+        if k >= first && k < end {
+            acc.push(x, control);
+        }
+        k += threads;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// The constant-RNG baseline of the fast instruments: [`instrument_states`] with
+/// `normal::ConstantNormals` (from `x0`, step `dx`) in place of a generator and transform.
+///
+/// # Safety
+/// As [`instrument_states`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn instrument_constant_fast(legs: Legs, x0: f32, dx: f32, first: u64, end: u64, out: *mut u64) {
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    let mut k = first + gtid;
+    while k < end {
+        let (x, control) =
+            crate::instrument::sample_legs::<_, Fast>(&legs, || crate::normal::ConstantNormals { x: x0, dx });
+        acc.push(x, control);
+        k += threads;
+    }
+    // SAFETY: the host sizes `out` as documented.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// The fast GARCH lookback with Philox and Box-Muller, the path kept in global memory instead
+/// of replayed (`instrument::garch_path_stored`), for the benchmark's comparison: thread `t`
+/// of `T` keeps `s_i` at `scratch[(i - 1) T + t]`, `i = 1 .. n-1` (coalesced).
+///
+/// # Safety
+/// As [`instrument_states`], and `scratch` holds `(p.steps - 1) T` values for the grid's `T`
+/// threads.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn garch_stored_fast(
+    p: crate::instrument::PathSteps,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+    scratch: *mut f32,
+) {
+    type G = crate::rng::Philox4x32x10;
+    let (gtid, threads) = grid_position();
+    let mut acc = PairMoments::ZERO;
+    let mut k = first + gtid;
+    let at = |t: u32| ((t as u64 - 1) * threads + gtid) as usize;
+    while k < end {
+        let mut z = crate::instrument::Singles::new(BoxMuller::<G, Fast>::new(G::stream(seed, k)), false);
+        // SAFETY: `at(t)` for `1 <= t < p.steps` is in bounds by the contract, and this thread's.
+        let (x, control) = crate::instrument::garch_path_stored::<_, Fast>(
+            &p,
+            &mut z,
+            |t, s| unsafe { scratch.add(at(t)).write(s) },
+            |t| unsafe { scratch.add(at(t)).read() },
+        );
+        acc.push(x, control);
+        k += threads;
+    }
+    // SAFETY: the host sizes `out` as documented.
     unsafe { write_warp_total(out, gtid, acc) };
 }
 
@@ -1005,6 +1121,25 @@ macro_rules! asian_any_kernels {
     };
 }
 
+/// The one-asset instrument kernels (`instrument_{exact,fast}__<gen>`): arguments
+/// `(legs: Legs, seed: u64, first: u64, end: u64, out: *mut u64)`, `PairMoments::WORDS` words
+/// per warp of the grid in `out`.
+macro_rules! instrument_kernels {
+    ($id:ident, $f:ident) => {
+        #[unsafe(export_name = concat!("instrument_exact__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn instrument_exact(legs: Legs, seed: u64, first: u64, end: u64, out: *mut u64) {
+            // SAFETY: the host sizes `out` as documented.
+            unsafe { $f::<G, Exact>(legs, seed, first, end, out) }
+        }
+
+        #[unsafe(export_name = concat!("instrument_fast__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn instrument_fast(legs: Legs, seed: u64, first: u64, end: u64, out: *mut u64) {
+            // SAFETY: as above.
+            unsafe { $f::<G, Fast>(legs, seed, first, end, out) }
+        }
+    };
+}
+
 /// [`fill_collective_sampled`] for a sampler that rejects: every lane of the warp draws rounds of
 /// `ROUND_WORDS` words into its buffer in lockstep, and between rounds writes the groups its
 /// buffered words complete, until no lane of the warp has groups left (`crate::buffered`).
@@ -1277,6 +1412,8 @@ macro_rules! generator_kernels_of {
             }
 
             asian_any_kernels!($id, |p, seed, first, end, out, M| asian_basket_any::<G, M>(p, seed, first, end, out));
+
+            instrument_kernels!($id, instrument_states);
         }
     };
     ($G:ident, $id:ident, collective) => {
@@ -1382,6 +1519,8 @@ macro_rules! generator_kernels_of {
             }
 
             asian_any_kernels!($id, |p, seed, first, end, out, M| asian_collective::<G, M, true>(p, seed, first, end, out));
+
+            instrument_kernels!($id, instrument_collective);
         }
     };
 }

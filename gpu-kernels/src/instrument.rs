@@ -38,8 +38,30 @@
 //! path work.
 //!
 //! **Antithetic variates** ([`flags::ANTITHETIC`]): the path is run with `z` and with `-z` from
-//! the same copy of the stream (the normals source is `Copy`), and the two payoffs and controls
-//! are averaged: one sample per stream.
+//! the stream's start, and the two payoffs and controls are averaged: one sample per stream.
+//!
+//! **Restarting a stream.** The replay and the antithetic half need the stream's normals again
+//! from its start. The per-path functions take a *factory* (`fresh`) that returns the normals
+//! source at the stream's start each time it is called: a copy of the starting state for an
+//! ordinary generator, the lane's saved word of the warp's state for a collective one (every
+//! lane of the warp calls it together, since every lane runs the same legs and steps).
+//!
+//! **Greeks** ([`Legs`], [`flags::PATHWISE_DELTA`], [`flags::PATHWISE_VEGA`]). A sample can be a
+//! weighted sum of up to three *legs*, each a [`PathSteps`] run on the same normals from the
+//! stream's start: `x = Σ_j w_j f_j`, the control is leg 0's. One leg with weight 1 is the price;
+//! central finite differences with common random numbers are `(f(θ+h) - f(θ-h)) / 2h` (delta,
+//! vega) and `(f(θ+h) - 2 f(θ) + f(θ-h)) / h²` (gamma), each with its own standard error since
+//! every path gives one value of the difference. With a pathwise flag, a GBM leg returns the
+//! derivative of its payoff along the path in place of the payoff (European, arithmetic and
+//! geometric Asians; the host refuses it elsewhere):
+//!
+//! - `∂S_i/∂S_0 = S_i / S_0`, so delta is `ω 1{payoff > 0} X / S_0` with `X` = `S_n`, `A` or `G`;
+//! - `∂S_i/∂σ = S_i (W_{t_i} - σ t_i)` with `W_{t_i} = √dt Σ_{j<=i} z_j`, so vega is
+//!   `ω 1{payoff > 0} ∂X/∂σ` with `∂A/∂σ = (1/n) Σ_i S_i (W_{t_i} - σ t_i)` and
+//!   `∂G/∂σ = G (1/n) Σ_i (W_{t_i} - σ t_i)`.
+//!
+//! Gamma has no pathwise estimator for these payoffs (the derivative of the indicator is a
+//! delta function); the host takes it as the central difference of pathwise deltas.
 
 use crate::MathMode;
 use crate::accum::PairMoments;
@@ -70,6 +92,12 @@ pub mod flags {
     pub const ANTITHETIC: u32 = 2;
     /// The barrier knocks out from below (`S_i >= B`); from above (`S_i <= B`) otherwise.
     pub const BARRIER_UP: u32 = 4;
+    /// Return the pathwise derivative of the payoff with respect to `S_0` (GBM kinds European,
+    /// Asian arithmetic and geometric; dimensionless).
+    pub const PATHWISE_DELTA: u32 = 8;
+    /// Return the pathwise derivative of the payoff with respect to `σ` (the same kinds; in
+    /// units of `U` per unit of volatility).
+    pub const PATHWISE_VEGA: u32 = 16;
 }
 
 /// One job's per-step coefficients, as the kernels take them (the host computes them in `f64`
@@ -100,8 +128,41 @@ pub struct PathSteps {
     pub s0: f64,
     /// GARCH: `A_0`, `A_1`, `A_2`, `vol_0`, `ε_0` (per step, not annualised).
     pub garch: [f32; 5],
+    /// Pathwise vega only: `√dt` and `σ dt`.
+    pub vega: [f32; 2],
     /// Padding to a multiple of 8 bytes (zero).
     pub pad: u32,
+}
+
+/// A sample as a weighted sum of up to three legs on the same normals (see the module's
+/// "Greeks"): the kernels' argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Legs {
+    pub legs: [PathSteps; 3],
+    pub weights: [f64; 3],
+    /// Legs in use, 1 to 3 (clamped to that range).
+    pub count: u32,
+    /// Padding to a multiple of 8 bytes (zero).
+    pub pad: u32,
+}
+
+impl Legs {
+    /// The price: one leg, weight 1.
+    pub fn single(p: PathSteps) -> Self {
+        Self { legs: [p; 3], weights: [1.0, 0.0, 0.0], count: 1, pad: 0 }
+    }
+
+    /// Leg `j` (0, 1, else 2), chosen without indexing memory by a run-time value (a kernel's
+    /// argument indexed that way would be copied to local memory).
+    #[inline(always)]
+    fn leg(&self, j: u32) -> (PathSteps, f64) {
+        match j {
+            0 => (self.legs[0], self.weights[0]),
+            1 => (self.legs[1], self.weights[1]),
+            _ => (self.legs[2], self.weights[2]),
+        }
+    }
 }
 
 /// A source of single standard normals: each pair of the underlying source gives two values,
@@ -141,7 +202,8 @@ fn positive_part(omega: f64, x: f64) -> f64 {
     (omega * x).max(0.0)
 }
 
-/// One GBM path's payoff and control for the kinds other than the GARCH lookback.
+/// One GBM path's payoff and control for the kinds other than the GARCH lookback (with a
+/// pathwise flag, the payoff's derivative in place of the payoff).
 #[inline(always)]
 pub fn gbm_path<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Singles<S>) -> (f64, f64) {
     let mut l = LogPrice::new(p.ln_s0);
@@ -151,6 +213,11 @@ pub fn gbm_path<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Single
     let mut sum_ln = 0.0f64;
     let mut knocked = false;
     let up = p.flags & flags::BARRIER_UP != 0;
+    let vega = p.flags & flags::PATHWISE_VEGA != 0;
+    // Pathwise vega: `W_{t_i} - σ t_i` at the current date, and its sums (plain and weighted
+    // by `S_i`).
+    let (sqrt_dt, sigma_dt) = (p.vega[0] as f64, p.vega[1] as f64);
+    let (mut w_sum, mut d, mut sum_d, mut sum_sd) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut s = s0;
     let mut t = 0;
     while t < p.steps {
@@ -163,12 +230,30 @@ pub fn gbm_path<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Single
         lo = lo.min(s);
         hi = hi.max(s);
         knocked |= if up { s >= p.barrier } else { s <= p.barrier };
+        if vega {
+            w_sum += z as f64;
+            d = w_sum * sqrt_dt - (t + 1) as f64 * sigma_dt;
+            sum_d += d;
+            sum_sd += s * d;
+        }
         t += 1;
     }
     let n = p.steps as f64;
     let omega = if p.flags & flags::PUT != 0 { -1.0 } else { 1.0 };
+    let g = M::exp((sum_ln / n) as f32) as f64;
+    if p.flags & (flags::PATHWISE_DELTA | flags::PATHWISE_VEGA) != 0 {
+        // (X, ∂X/∂S_0, ∂X/∂σ) for the payoff's underlying quantity X.
+        let (x, dx_ds0, dx_dsigma) = match p.kind {
+            kind::ASIAN_ARITHMETIC => (sum / n, sum / n / s0, sum_sd / n),
+            kind::ASIAN_GEOMETRIC => (g, g / s0, g * sum_d / n),
+            _ => (s, s / s0, s * d),
+        };
+        let in_money = omega * (x - p.strike) > 0.0;
+        let dx = if vega { dx_dsigma } else { dx_ds0 };
+        return (if in_money { omega * dx } else { 0.0 }, s);
+    }
     // The geometric average from the rounded log-prices the path exponentiated.
-    let geometric = || positive_part(omega, M::exp((sum_ln / n) as f32) as f64 - p.strike);
+    let geometric = || positive_part(omega, g - p.strike);
     match p.kind {
         kind::ASIAN_ARITHMETIC => (positive_part(omega, sum / n - p.strike), geometric()),
         kind::ASIAN_GEOMETRIC => (geometric(), s),
@@ -184,31 +269,52 @@ pub fn gbm_path<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Single
 
 /// One GARCH(1,1) path (Listing 37-9, risk-neutral drift): `(Σ_t (s_t - s_n)⁺, s_n)`.
 ///
-/// Two passes over the same normals (the source is copied before the first): the first finds
-/// `s_n`, the second regenerates `s_0 .. s_{n-1}` bit for bit and sums their excess over it.
+/// Two passes over the same normals (`fresh` gives them from the stream's start each time): the
+/// first finds `s_n`, the second regenerates `s_0 .. s_{n-1}` bit for bit and sums their excess
+/// over it.
 #[inline(always)]
-pub fn garch_path<S: NormalPairs + Copy, M: MathMode>(p: &PathSteps, normals: &mut Singles<S>) -> (f64, f64) {
-    let start = *normals;
-    let s_n = garch_pass::<S, M>(p, normals, None);
-    let mut replay = start;
-    let sum = garch_pass::<S, M>(p, &mut replay, Some(s_n));
+pub fn garch_path<S: NormalPairs, M: MathMode>(p: &PathSteps, mut fresh: impl FnMut() -> Singles<S>) -> (f64, f64) {
+    let s_n = garch_pass::<S, M>(p, &mut fresh(), |_, _| {});
+    let mut sum = 0.0f64;
+    garch_pass::<S, M>(p, &mut fresh(), |_, s| sum += (s - s_n).max(0.0));
     (sum, s_n)
 }
 
-/// One pass of [`garch_path`]: returns `s_n`, or with `last = Some(s_n)` the lookback sum.
+/// [`garch_path`] with the path kept in memory instead of replayed, for the benchmark's
+/// comparison of the two: `store(t, s_t)` keeps `s_1 .. s_{n-1}` (each an `f32` value widened,
+/// so nothing is lost) and `load(t)` returns them; the result is [`garch_path`]'s bit for bit.
 #[inline(always)]
-fn garch_pass<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Singles<S>, last: Option<f64>) -> f64 {
+pub fn garch_path_stored<S: NormalPairs, M: MathMode>(
+    p: &PathSteps,
+    normals: &mut Singles<S>,
+    mut store: impl FnMut(u32, f32),
+    mut load: impl FnMut(u32) -> f32,
+) -> (f64, f64) {
+    let s_n = garch_pass::<S, M>(p, normals, |t, s| {
+        if t > 0 {
+            store(t, s as f32)
+        }
+    });
+    let mut sum = (p.s0 - s_n).max(0.0);
+    let mut t = 1;
+    while t < p.steps {
+        sum += (load(t) as f64 - s_n).max(0.0);
+        t += 1;
+    }
+    (sum, s_n)
+}
+
+/// One pass of [`garch_path`]: calls `each(t, s_t)` for `t = 0 .. n-1` and returns `s_n`.
+#[inline(always)]
+fn garch_pass<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Singles<S>, mut each: impl FnMut(u32, f64)) -> f64 {
     let [a0, a1, a2, vol0, eps0] = p.garch;
     let mut l = LogPrice::new(p.ln_s0);
     let mut h = vol0 * vol0;
     let mut eps = eps0;
     let mut s = p.s0;
-    let mut sum = 0.0f64;
     let mut t = 0;
     while t < p.steps {
-        if let Some(s_n) = last {
-            sum += (s - s_n).max(0.0);
-        }
+        each(t, s);
         h = a0 + a1 * h + a2 * (eps * eps);
         let vol = M::sqrt(h);
         eps = normals.next() * vol;
@@ -217,15 +323,18 @@ fn garch_pass<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Singles<
         s = M::exp(l.value) as f64;
         t += 1;
     }
-    if last.is_some() { sum } else { s }
+    s
 }
 
-/// One sample from the pairs source `pairs` (copied for the antithetic half).
+/// One sample of the leg `p` from the normals `fresh` gives at the stream's start.
 #[inline(always)]
-pub fn sample<S: NormalPairs + Copy, M: MathMode>(p: &PathSteps, pairs: S) -> (f64, f64) {
-    let one = |negate: bool| {
-        let mut z = Singles::new(pairs, negate);
-        if p.kind == kind::LOOKBACK_GARCH { garch_path::<S, M>(p, &mut z) } else { gbm_path::<S, M>(p, &mut z) }
+pub fn sample_from<S: NormalPairs, M: MathMode>(p: &PathSteps, fresh: &mut impl FnMut() -> S) -> (f64, f64) {
+    let mut one = |negate: bool| {
+        if p.kind == kind::LOOKBACK_GARCH {
+            garch_path::<S, M>(p, || Singles::new(fresh(), negate))
+        } else {
+            gbm_path::<S, M>(p, &mut Singles::new(fresh(), negate))
+        }
     };
     let (a, b) = one(false);
     if p.flags & flags::ANTITHETIC != 0 {
@@ -236,28 +345,53 @@ pub fn sample<S: NormalPairs + Copy, M: MathMode>(p: &PathSteps, pairs: S) -> (f
     }
 }
 
-/// One sample from stream `rng` through the transform `p.normals` names (uniform over a job, so
-/// a warp never diverges on it).
+/// One sample of `p` from a pairs source that restarts by copying.
 #[inline(always)]
-pub fn sample_with<G: Uniform32 + Copy, M: MathMode + Send + Sync>(p: &PathSteps, rng: G) -> (f64, f64)
+pub fn sample<S: NormalPairs + Copy, M: MathMode>(p: &PathSteps, pairs: S) -> (f64, f64) {
+    sample_from::<S, M>(p, &mut || pairs)
+}
+
+/// One sample of `legs`: `(Σ_j w_j f_j, leg 0's control)`, every leg from the stream's start.
+#[inline(always)]
+pub fn sample_legs<S: NormalPairs, M: MathMode>(legs: &Legs, mut fresh: impl FnMut() -> S) -> (f64, f64) {
+    let count = legs.count.clamp(1, 3);
+    let (mut x, mut y) = (0.0f64, 0.0f64);
+    let mut j = 0;
+    while j < count {
+        let (p, w) = legs.leg(j);
+        let (a, b) = sample_from::<S, M>(&p, &mut fresh);
+        x += w * a;
+        if j == 0 {
+            y = b;
+        }
+        j += 1;
+    }
+    (x, y)
+}
+
+/// One sample of `legs` from the stream `fresh` gives at its start, through the transform leg
+/// 0 names (uniform over a job, so a warp never diverges on it; the host gives every leg the
+/// same transform).
+#[inline(always)]
+pub fn sample_legs_with<G: Uniform32, M: MathMode + Send + Sync>(legs: &Legs, mut fresh: impl FnMut() -> G) -> (f64, f64)
 where
     Single<M>: Quantile + Zig,
 {
-    match p.normals {
-        transform::INVERSION => sample::<_, M>(p, TransformPairs::<_, Inversion, M>::new(rng)),
-        transform::INVERSION_NAIVE => sample::<_, M>(p, TransformPairs::<_, InversionNaive, M>::new(rng)),
-        transform::POLAR => sample::<_, M>(p, TransformPairs::<_, Polar, M>::new(rng)),
-        transform::ZIGGURAT => sample::<_, M>(p, TransformPairs::<_, Ziggurat, M>::new(rng)),
-        _ => sample::<_, M>(p, BoxMuller::<_, M>::new(rng)),
+    match legs.legs[0].normals {
+        transform::INVERSION => sample_legs::<_, M>(legs, || TransformPairs::<_, Inversion, M>::new(fresh())),
+        transform::INVERSION_NAIVE => sample_legs::<_, M>(legs, || TransformPairs::<_, InversionNaive, M>::new(fresh())),
+        transform::POLAR => sample_legs::<_, M>(legs, || TransformPairs::<_, Polar, M>::new(fresh())),
+        transform::ZIGGURAT => sample_legs::<_, M>(legs, || TransformPairs::<_, Ziggurat, M>::new(fresh())),
+        _ => sample_legs::<_, M>(legs, || BoxMuller::<_, M>::new(fresh())),
     }
 }
 
 /// Accumulate samples `first, first + stride, ... < end` of `seed`, sample `k` from stream `k`
-/// of `G`. The CPU calls it on contiguous chunks, a GPU thread on a grid-stride sequence; the
-/// exact sums make the totals identical.
+/// of `G` (restarted by copying its starting state). The CPU calls it on contiguous chunks, a
+/// GPU thread on a grid-stride sequence; the exact sums make the totals identical.
 #[inline(always)]
 pub fn accumulate<G: Generator, M: MathMode + Send + Sync>(
-    p: &PathSteps,
+    legs: &Legs,
     seed: u64,
     first: u64,
     end: u64,
@@ -268,8 +402,9 @@ pub fn accumulate<G: Generator, M: MathMode + Send + Sync>(
 {
     let mut k = first;
     while k < end {
-        let (payoff, control) = sample_with::<_, M>(p, G::stream(seed, k));
-        acc.push(payoff, control);
+        let start = G::stream(seed, k);
+        let (x, control) = sample_legs_with::<_, M>(legs, || start);
+        acc.push(x, control);
         k += stride;
     }
 }
@@ -294,6 +429,7 @@ mod tests {
             barrier: 0.5,
             s0: 1.0,
             garch: [0.0; 5],
+            vega: [0.0; 2],
             pad: 0,
         }
     }
@@ -346,6 +482,81 @@ mod tests {
         let want: f64 = (0..n).map(|t| s(t) - s(n)).sum();
         let (got, last) = sample::<_, Exact>(&p, zeros());
         assert!((got - want).abs() < 1e-6 && (last - s(n)).abs() < 1e-6, "{got} {want} {last}");
+    }
+
+    #[test]
+    fn garch_stored_path_is_the_replay_bit_for_bit() {
+        let mut p = steps(kind::LOOKBACK_GARCH, 50);
+        p.mu = -0.002;
+        p.garch = [2e-4, 0.3, 0.2, 0.02, 0.01];
+        p.s0 = 1.3;
+        p.ln_s0 = split_f64(1.3f64.ln());
+        let src = ConstantNormals { x: 0.7, dx: -0.031 };
+        let replay = sample::<_, Exact>(&p, src);
+        let path: [core::cell::Cell<f32>; 50] = core::array::from_fn(|_| core::cell::Cell::new(0.0));
+        let stored = garch_path_stored::<_, Exact>(
+            &p,
+            &mut Singles::new(src, false),
+            |t, s| path[t as usize].set(s),
+            |t| path[t as usize].get(),
+        );
+        assert_eq!(replay, stored);
+        assert!(replay.0 > 0.0);
+    }
+
+    #[test]
+    fn pathwise_derivatives_match_bumped_deterministic_paths() {
+        // Constant normals 0.5, -0.5, ...: bump S_0 and σ in f64 and difference the payoffs.
+        let src = ConstantNormals { x: 0.5, dx: 0.0 };
+        let n = 8;
+        let (sigma, dt, r) = (0.3f64, 0.25f64, 0.02f64);
+        let payoff = |kind_: u32, s0: f64, sig: f64| -> f64 {
+            let (mut l, mut sum, mut sum_ln) = (s0.ln(), 0.0, 0.0);
+            for i in 0..n {
+                let z = if i % 2 == 0 { 0.5 } else { -0.5 };
+                l += (r - 0.5 * sig * sig) * dt + sig * dt.sqrt() * z;
+                sum += l.exp();
+                sum_ln += l;
+            }
+            let x = match kind_ {
+                kind::ASIAN_ARITHMETIC => sum / n as f64,
+                kind::ASIAN_GEOMETRIC => (sum_ln / n as f64).exp(),
+                _ => l.exp(),
+            };
+            (x - 0.9).max(0.0)
+        };
+        for k in [kind::EUROPEAN, kind::ASIAN_ARITHMETIC, kind::ASIAN_GEOMETRIC] {
+            let mut p = steps(k, n);
+            p.mu = ((r - 0.5 * sigma * sigma) * dt) as f32;
+            p.sig = (sigma * dt.sqrt()) as f32;
+            p.strike = 0.9;
+            p.vega = [dt.sqrt() as f32, (sigma * dt) as f32];
+            let h = 1e-5;
+            p.flags = flags::PATHWISE_DELTA;
+            let delta = sample::<_, Exact>(&p, src).0;
+            let want = (payoff(k, 1.0 + h, sigma) - payoff(k, 1.0 - h, sigma)) / (2.0 * h);
+            assert!((delta - want).abs() < 2e-5, "kind {k} delta {delta} vs {want}");
+            p.flags = flags::PATHWISE_VEGA;
+            let vega = sample::<_, Exact>(&p, src).0;
+            let want = (payoff(k, 1.0, sigma + h) - payoff(k, 1.0, sigma - h)) / (2.0 * h);
+            assert!((vega - want).abs() < 2e-5, "kind {k} vega {vega} vs {want}");
+        }
+    }
+
+    #[test]
+    fn legs_weight_the_same_normals() {
+        let mut p = steps(kind::EUROPEAN, 4);
+        p.sig = 0.1;
+        p.strike = 0.5;
+        let src = ConstantNormals { x: 0.3, dx: 0.1 };
+        let one = sample::<_, Exact>(&p, src).0;
+        let mut q = p;
+        q.strike = 0.7;
+        let two = sample::<_, Exact>(&q, src).0;
+        let legs = Legs { legs: [p, q, p], weights: [2.0, -1.0, 0.0], count: 2, pad: 0 };
+        let (x, _) = sample_legs::<_, Exact>(&legs, || src);
+        assert_eq!(x, 2.0 * one - two);
+        assert_eq!(sample_legs::<_, Exact>(&Legs::single(p), || src).0, one);
     }
 
     #[test]

@@ -279,6 +279,8 @@ pub struct GpuBench {
     pub asian: Vec<Measured>,
     /// Fast Asian basket time over constant-RNG time.
     pub asian_fast_over_constant: Option<f64>,
+    /// The one-asset instruments, model steps per second (`gpu::instrument_rows`).
+    pub instruments: Vec<Measured>,
 }
 
 /// For each divergence row with a pre-cached twin (the same name with " pre-cached" inserted
@@ -955,6 +957,7 @@ mod gpu {
             (Some(fast), Some(constant)) => Some(fast.ms / constant.ms),
             _ => None,
         };
+        let instruments = instrument_rows(exec, s, log);
 
         let bench = GpuBench {
             device: exec.name().to_string(),
@@ -975,8 +978,103 @@ mod gpu {
             curand,
             asian,
             asian_fast_over_constant,
+            instruments,
         };
         Ok((bench, rows))
+    }
+
+    /// The one-asset instruments on the GPU (`instrument_*` kernels), in model steps per second
+    /// (`paths x steps` per leg; the GARCH replay's second pass is not counted, so replaying
+    /// shows as a lower rate): the default generator in fast and exact mode, the constant-RNG
+    /// baseline, the GARCH lookback at 256 and 10,000 steps replayed and with its path kept in
+    /// global memory (the two must give the same sums bit for bit), and two Greeks.
+    fn instrument_rows(exec: &GpuExecutor, s: &BenchSizes, log: &mut dyn FnMut(&str)) -> Vec<Measured> {
+        use crate::instruments::{Instrument, InstrumentName};
+        use std::collections::BTreeMap;
+        use warpmc_kernels::accum::PairMoments;
+        use warpmc_kernels::instrument::{Legs, flags};
+        let g = GeneratorKind::default();
+        let contract = |name: InstrumentName, steps: u32| {
+            Instrument::new(name, &BTreeMap::from([("steps".to_string(), steps.to_string())])).expect("valid defaults")
+        };
+        let legs = |i: &Instrument| Legs::single(i.kernel_steps(crate::distributions::Transform::BoxMuller, false));
+        enum How {
+            Gen(Mode),
+            Constant,
+            Stored,
+        }
+        let mut cases: Vec<(String, Legs, u64, How)> = Vec::new();
+        let n = s.steps;
+        for name in [
+            InstrumentName::EuropeanCall,
+            InstrumentName::AsianArithmetic,
+            InstrumentName::AsianBarrier,
+            InstrumentName::LookbackFloating,
+        ] {
+            let l = legs(&contract(name, n));
+            cases.push((format!("{}, {n} steps, {g}, fast", name.name()), l, s.gpu_paths, How::Gen(Mode::Fast)));
+            if name == InstrumentName::AsianArithmetic {
+                cases.push((format!("{}, {n} steps, {g}, exact", name.name()), l, s.gpu_paths, How::Gen(Mode::Exact)));
+                cases.push((format!("{}, {n} steps, constant RNG (fast)", name.name()), l, s.gpu_paths, How::Constant));
+            }
+        }
+        for (steps, paths) in [(n, s.gpu_paths), (10_000, (s.gpu_paths / 8).max(1 << 12))] {
+            let l = legs(&contract(InstrumentName::LookbackGarch, steps));
+            let base = format!("lookback-garch, {steps} steps");
+            cases.push((format!("{base}, {g}, fast, replayed"), l, paths, How::Gen(Mode::Fast)));
+            cases.push((format!("{base}, {g}, fast, path in global memory"), l, paths, How::Stored));
+            cases.push((format!("{base}, constant RNG (fast), replayed"), l, paths, How::Constant));
+        }
+        let asian = contract(InstrumentName::AsianArithmetic, n);
+        let mut delta = legs(&asian);
+        delta.legs[0].flags |= flags::PATHWISE_DELTA;
+        cases.push((
+            format!("asian-arithmetic pathwise delta, {n} steps, {g}, fast"),
+            delta,
+            s.gpu_paths,
+            How::Gen(Mode::Fast),
+        ));
+        let mut gamma = delta;
+        gamma.count = 3;
+        gamma.weights = [-2.0, 1.0, 1.0];
+        gamma.legs = [legs(&asian).legs[0]; 3];
+        cases.push((
+            format!("asian-arithmetic 3-leg difference, {n} steps, {g}, fast"),
+            gamma,
+            s.gpu_paths,
+            How::Gen(Mode::Fast),
+        ));
+
+        let mut rows = Vec::new();
+        let mut replayed: Option<PairMoments> = None;
+        for (name, l, paths, how) in cases {
+            log(&format!("GPU: {name}"));
+            let steps_total = paths as f64 * l.legs[0].steps as f64 * l.count as f64;
+            let r = guarded(&name, || {
+                let once = || match how {
+                    How::Gen(mode) => exec.time_instrument(&l, g, 1, paths, mode),
+                    How::Constant => exec.time_instrument_constant(&l, paths),
+                    How::Stored => exec.time_garch_stored(&l, 1, paths),
+                };
+                let (_, sums) = once()?;
+                match how {
+                    How::Gen(Mode::Fast) if name.ends_with("replayed") => replayed = Some(sums),
+                    How::Stored if replayed != Some(sums) => {
+                        return Err(Error::Gpu(format!(
+                            "{name}: the stored path's sums differ from the replayed path's; the two must agree bit for bit"
+                        )));
+                    }
+                    _ => {}
+                }
+                let mut t = Vec::new();
+                for _ in 0..s.reps.max(1) {
+                    t.push(once()?.0);
+                }
+                Rate::new(name.clone(), steps_total, median(t))
+            });
+            rows.push(Measured::from_result(name, r));
+        }
+        rows
     }
 
     fn ratio(ours: &Measured, theirs: &Measured) -> Option<f64> {
@@ -2059,6 +2157,15 @@ impl BenchReport {
                 m += &format!("\nFast Asian basket time over constant-RNG time: **{x:.2}x**.\n");
             }
             push_failures(&mut m, &mut failures);
+            if !g.instruments.is_empty() {
+                m += "\n| One-asset instruments (GPU; paths x steps x legs per second) | GSteps/s | ms |\n|---|---:|---:|\n";
+                for r in &g.instruments {
+                    let text = cell(Some(r), |r| format!("{:.1} | {:.2}", r.per_second / 1e9, r.ms), &mut failures);
+                    let text = if text == "failed" { "failed | ".to_string() } else { text };
+                    m += &format!("| {} | {text} |\n", r.name());
+                }
+                push_failures(&mut m, &mut failures);
+            }
         }
 
         if let Some(cpu) = &self.cpu {
@@ -2283,6 +2390,7 @@ mod tests {
             ],
             asian: vec![rate("fast", 1e11, 2.0), Measured::failed("exact", "boom"), rate("constant", 3e11, 1.0)],
             asian_fast_over_constant: None,
+            instruments: vec![rate("lookback-garch, 256 steps, replayed", 5e10, 3.0)],
         });
         r.gpu_skipped = None;
         r.targets = targets(&r);

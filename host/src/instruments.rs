@@ -277,7 +277,12 @@ impl Instrument {
 
     /// The kernels' input: per-step coefficients rounded once from `f64`.
     pub fn kernel_steps(&self, transform: Transform, antithetic: bool) -> PathSteps {
-        let u = self.unit();
+        self.kernel_steps_in(transform, antithetic, self.unit())
+    }
+
+    /// [`Self::kernel_steps`] in units of `u` (the legs of a finite difference share the base
+    /// contract's unit, so that their payoffs can be subtracted).
+    pub fn kernel_steps_in(&self, transform: Transform, antithetic: bool, u: f64) -> PathSteps {
         let dt = self.maturity / self.steps as f64;
         let code = match self.name {
             InstrumentName::EuropeanCall | InstrumentName::EuropeanPut => kind::EUROPEAN,
@@ -311,6 +316,7 @@ impl Instrument {
             barrier: self.barrier / u,
             s0: self.spot / u,
             garch: self.garch.map(|x| x as f32),
+            vega: [dt.sqrt() as f32, (self.vol * dt) as f32],
             pad: 0,
         }
     }
@@ -409,6 +415,9 @@ pub struct RunSettings {
     pub transform: Transform,
     /// Antithetic variates: each of the `paths` samples averages a path and its mirror.
     pub antithetic: bool,
+    /// Also estimate the Greeks ([`crate::greeks`]) on the same paths (read by the CLI and job
+    /// files; [`price`] itself ignores it).
+    pub greeks: bool,
 }
 
 impl Default for RunSettings {
@@ -420,6 +429,7 @@ impl Default for RunSettings {
             generator: GeneratorKind::default(),
             transform: Transform::BoxMuller,
             antithetic: false,
+            greeks: false,
         }
     }
 }

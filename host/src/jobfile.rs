@@ -8,12 +8,17 @@
 //! generator = "philox4x32-10"
 //! transform = "box-muller"
 //! antithetic = false
+//! greeks = false             # also delta, gamma and vega with their standard errors
 //!
 //! [[instrument]]
 //! name = "european-call"     # any name of `warpmc price --instrument`
 //! strike = 110               # the instrument's parameters, as `--param` takes them
 //! paths = 1000000            # run keys may be overridden per instrument
 //! ```
+//!
+//! The chapter's two-asset basket is `name = "asian-basket"` with the keys `spot_a`, `spot_b`,
+//! `vol_a`, `vol_b`, `corr`, `rate`, `maturity` and `steps` (defaults: `warpmc price`'s); it
+//! takes the run keys but `antithetic` and `greeks`, which it does not offer.
 //!
 //! Values are numbers, strings or booleans as the key expects; `option = "put"`,
 //! `direction = "down"`. An unknown key, a value of the wrong type or outside its range, or
@@ -26,17 +31,93 @@ use clap::ValueEnum;
 use crate::distributions::Transform;
 use crate::generators::GeneratorKind;
 use crate::instruments::{Instrument, InstrumentName, RunSettings};
-use crate::pricing::Mode;
+use crate::pricing::{AsianBasket, Mode, PricingJob};
 use crate::{Error, Result};
 
+/// The keys of the chapter's basket in a job file.
+pub const BASKET_KEYS: [&str; 8] = ["spot_a", "spot_b", "vol_a", "vol_b", "corr", "rate", "maturity", "steps"];
+
+/// What one entry prices.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Contract {
+    /// A one-asset instrument (`warpmc::instruments`).
+    Instrument(Instrument),
+    /// The chapter's two-asset basket, with its number of dates.
+    Basket(AsianBasket, u32),
+}
+
+impl Contract {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Contract::Instrument(i) => i.name.name(),
+            Contract::Basket(..) => "asian-basket",
+        }
+    }
+}
+
 /// The run keys, in `[run]` and in each `[[instrument]]`.
-pub const RUN_KEYS: [&str; 6] = ["paths", "seed", "mode", "generator", "transform", "antithetic"];
+pub const RUN_KEYS: [&str; 7] = ["paths", "seed", "mode", "generator", "transform", "antithetic", "greeks"];
 
 /// One instrument of a job file, with its settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobEntry {
-    pub instrument: Instrument,
+    pub contract: Contract,
     pub settings: RunSettings,
+}
+
+impl JobEntry {
+    /// The basket's pricing job (`None` for a one-asset instrument).
+    pub fn basket_job(&self) -> Option<PricingJob> {
+        match self.contract {
+            Contract::Basket(option, steps) => Some(PricingJob {
+                option,
+                steps,
+                paths: self.settings.paths,
+                seed: self.settings.seed,
+                mode: self.settings.mode,
+                generator: self.settings.generator,
+                transform: self.settings.transform,
+            }),
+            Contract::Instrument(_) => None,
+        }
+    }
+}
+
+/// The basket's entry from its `key = value` table (run keys already removed).
+fn basket(at: &str, params: &BTreeMap<String, &toml::Value>, settings: &RunSettings) -> Result<JobEntry> {
+    let mut option = AsianBasket::default();
+    let mut steps = 256u32;
+    for (k, v) in params {
+        let Some(x) = v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) else {
+            return Err(field_error(at, k, v, "a number"));
+        };
+        match k.as_str() {
+            "spot_a" => option.spot_a = x,
+            "spot_b" => option.spot_b = x,
+            "vol_a" => option.vol_a = x,
+            "vol_b" => option.vol_b = x,
+            "corr" => option.corr = x,
+            "rate" => option.rate = x,
+            "maturity" => option.maturity = x,
+            "steps" if x.fract() == 0.0 && (1.0..=crate::pricing::limits::STEPS_MAX as f64).contains(&x) => {
+                steps = x as u32
+            }
+            "steps" => {
+                return Err(field_error(at, k, v, format!("an integer in [1, {}]", crate::pricing::limits::STEPS_MAX)));
+            }
+            _ => return Err(field_error(at, k, v, format!("a key of asian-basket: {}", BASKET_KEYS.join(", ")))),
+        }
+    }
+    if settings.antithetic || settings.greeks {
+        let key = if settings.antithetic { "antithetic" } else { "greeks" };
+        return Err(field_error(at, key, true, "false: the basket has its own control variate, and no Greeks yet"));
+    }
+    let entry = JobEntry { contract: Contract::Basket(option, steps), settings: settings.clone() };
+    entry.basket_job().expect("a basket").validate().map_err(|e| match e {
+        Error::InvalidParameter { field, value, allowed } => field_error(at, field, value, allowed),
+        other => other,
+    })?;
+    Ok(entry)
 }
 
 /// Where in the file an error is: `instrument 2 (asian-barrier)`.
@@ -82,6 +163,7 @@ fn apply_run_key(s: &mut RunSettings, at: &str, key: &str, v: &toml::Value) -> R
             })?
         }
         "antithetic" => s.antithetic = v.as_bool().ok_or_else(|| field_error(at, key, v, "true or false"))?,
+        "greeks" => s.greeks = v.as_bool().ok_or_else(|| field_error(at, key, v, "true or false"))?,
         _ => unreachable!("only RUN_KEYS are applied"),
     }
     Ok(())
@@ -129,8 +211,26 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<JobEntry>> {
             }
         };
         let at = place(index, &name_text);
+        if name_text == "asian-basket" {
+            let mut settings = defaults.clone();
+            let mut params = BTreeMap::new();
+            for (k, v) in table {
+                if k == "name" {
+                    continue;
+                }
+                if RUN_KEYS.contains(&k.as_str()) {
+                    apply_run_key(&mut settings, &at, k, v)?;
+                } else {
+                    params.insert(k.clone(), v);
+                }
+            }
+            out.push(basket(&at, &params, &settings)?);
+            continue;
+        }
         let name = InstrumentName::from_name(&name_text).map_err(|e| match e {
-            Error::InvalidParameter { allowed, .. } => field_error(&at, "name", &name_text, allowed),
+            Error::InvalidParameter { allowed, .. } => {
+                field_error(&at, "name", &name_text, format!("{allowed}, or asian-basket (the chapter's basket)"))
+            }
             other => other,
         })?;
         let mut settings = defaults.clone();
@@ -154,7 +254,7 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<JobEntry>> {
             Error::InvalidParameter { field, value, allowed } => field_error(&at, field, value, allowed),
             other => other,
         })?;
-        out.push(JobEntry { instrument, settings });
+        out.push(JobEntry { contract: Contract::Instrument(instrument), settings });
     }
     Ok(out)
 }
@@ -203,11 +303,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(jobs.len(), 2);
-        assert_eq!(jobs[0].instrument.strike, 90.0);
+        let (Contract::Instrument(a), Contract::Instrument(b)) = (&jobs[0].contract, &jobs[1].contract) else {
+            panic!("two instruments")
+        };
+        assert_eq!(a.strike, 90.0);
         assert_eq!((jobs[0].settings.paths, jobs[0].settings.seed), (5000, 7));
         assert_eq!(jobs[0].settings.transform, Transform::Inversion);
-        assert_eq!((jobs[1].instrument.barrier, jobs[1].instrument.steps), (150.5, 12));
+        assert_eq!((b.barrier, b.steps), (150.5, 12));
         assert_eq!((jobs[1].settings.paths, jobs[1].settings.antithetic), (100, true));
+    }
+
+    #[test]
+    fn the_chapters_basket_in_a_job_file() {
+        let jobs = parse(
+            "[run]\npaths = 4000\n[[instrument]]\nname = \"asian-basket\"\ncorr = -0.3\nsteps = 64\nseed = 9\n",
+            "job.toml",
+        )
+        .unwrap();
+        let job = jobs[0].basket_job().expect("the basket");
+        assert_eq!((job.option.corr, job.steps, job.paths, job.seed), (-0.3, 64, 4000, 9));
+        assert_eq!(job.option.vol_b, AsianBasket::default().vol_b);
+        let e = err("[[instrument]]\nname = \"asian-basket\"\ncorr = 1.5\n");
+        assert!(e.contains("instrument 1 (asian-basket): corr = 1.5") && e.contains("[-1, 1]"), "{e}");
+        let e = err("[[instrument]]\nname = \"asian-basket\"\nstrike = 100\n");
+        assert!(e.contains("strike") && e.contains("spot_a"), "{e}");
+        let e = err("[[instrument]]\nname = \"asian-basket\"\nantithetic = true\n");
+        assert!(e.contains("antithetic"), "{e}");
+        let e = err("[[instrument]]\nname = \"asian-basket\"\nsteps = 0\n");
+        assert!(e.contains("steps"), "{e}");
     }
 
     #[test]

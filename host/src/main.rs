@@ -94,6 +94,20 @@ struct PriceArgs {
     /// Antithetic variates: each sample averages a path and its mirror image (--instrument).
     #[arg(long)]
     antithetic: bool,
+    /// Also estimate delta, gamma and vega with their standard errors, on the same paths
+    /// (--instrument; pathwise or finite differences, README.md "Greeks").
+    #[arg(long)]
+    greeks: bool,
+    /// Compare the plain, antithetic and control-variate estimators at equal time: run
+    /// --instrument plainly and with antithetic variates on the same seed and paths, and print
+    /// each one's error, time, variance reduction and speed-up (README.md "Variance reduction").
+    #[arg(long)]
+    efficiency: bool,
+    /// Price the chapter's two options (the Asian basket and the GARCH lookback) and the
+    /// validation instruments, each with --paths paths, in one table with references and
+    /// z-scores (what `cargo xtask run-pricing` runs without arguments).
+    #[arg(long)]
+    suite: bool,
     /// Seed: path k uses stream k of this seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -370,13 +384,24 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
     if let Some(path) = &a.job {
         return price_job_file(&a, path);
     }
+    if a.suite {
+        return price_suite(&a);
+    }
     if let Some(name) = a.instrument.as_deref().filter(|n| *n != "asian-basket") {
         return price_instrument(&a, name);
     }
-    if !a.params.is_empty() || a.antithetic {
+    if !a.params.is_empty() || a.antithetic || a.greeks || a.efficiency {
         return Err(Error::InvalidParameter {
             field: "param",
-            value: if a.antithetic { "--antithetic".into() } else { a.params.join(" ") },
+            value: if a.antithetic {
+                "--antithetic".into()
+            } else if a.greeks {
+                "--greeks".into()
+            } else if a.efficiency {
+                "--efficiency".into()
+            } else {
+                a.params.join(" ")
+            },
             allowed: "nothing without --instrument: the Asian basket takes --spot-a, --vol-a and the other flags"
                 .into(),
         });
@@ -430,6 +455,112 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
     if report.check.status == CheckStatus::Failed {
         return Err(Error::CheckFailed(report.check.note.clone().unwrap_or_default()));
     }
+    Ok(())
+}
+
+/// `warpmc price --suite`: the chapter's two options and the validation instruments, one table.
+fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
+    use warpmc::instruments::{Instrument, InstrumentName, RunSettings, price};
+    if a.instrument.is_some() || !a.params.is_empty() || a.steps.is_some() || a.antithetic || a.greeks || a.efficiency
+    {
+        return Err(Error::InvalidParameter {
+            field: "suite",
+            value: "--suite".into(),
+            allowed: "--suite with --paths, --seed, --mode, --generator, --transform, --backend and --json only".into(),
+        });
+    }
+    let paths = count_in("paths", a.paths, 2, warpmc::pricing::limits::PATHS_MAX, "[2, 2^40]")?;
+    let exec = backend::open(&a.backend.options())?;
+    let settings = RunSettings {
+        paths,
+        seed: a.seed,
+        mode: a.mode,
+        generator: a.generator,
+        transform: a.transform,
+        antithetic: false,
+        greeks: false,
+    };
+    settings.validate(true)?;
+    // The chapter's basket, with its defaults.
+    let job = PricingJob {
+        option: AsianBasket::default(),
+        paths,
+        steps: 256,
+        seed: a.seed,
+        mode: a.mode,
+        generator: a.generator,
+        transform: a.transform,
+    };
+    let basket = price_asian_basket_with_progress(exec.as_ref(), &job, &mut |_, _| {})?;
+    let params = |kv: &[(&str, &str)]| -> std::collections::BTreeMap<String, String> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let contracts: Vec<(&str, InstrumentName, std::collections::BTreeMap<String, String>)> = vec![
+        ("the chapter's GARCH lookback", InstrumentName::LookbackGarch, params(&[])),
+        ("GARCH lookback, a1 = a2 = 0", InstrumentName::LookbackGarch, params(&[("a1", "0"), ("a2", "0"), ("a0", "0.0001")])),
+        ("European call", InstrumentName::EuropeanCall, params(&[])),
+        ("European put, dividend 2%", InstrumentName::EuropeanPut, params(&[("strike", "95"), ("dividend", "0.02")])),
+        ("geometric Asian, 64 dates", InstrumentName::AsianGeometric, params(&[("steps", "64")])),
+        ("arithmetic Asian, 64 dates", InstrumentName::AsianArithmetic, params(&[("steps", "64")])),
+        ("floating lookback, 250 dates", InstrumentName::LookbackFloating, params(&[("steps", "250")])),
+        ("fixed lookback, 250 dates", InstrumentName::LookbackFixed, params(&[("steps", "250")])),
+    ];
+    let mut reports = Vec::new();
+    for (label, name, p) in &contracts {
+        let i = Instrument::new(*name, p)?;
+        if !a.json {
+            eprintln!("pricing {label} ...");
+        }
+        reports.push((*label, price(exec.as_ref(), &i, &settings)?));
+    }
+    if a.json {
+        let mut all = vec![serde_json::to_value(&basket).expect("serialisable report")];
+        all.extend(reports.iter().map(|(_, r)| serde_json::to_value(r).expect("serialisable report")));
+        println!("{}", serde_json::to_string_pretty(&all).expect("serialisable reports"));
+        return Ok(());
+    }
+    println!(
+        "warpmc price --suite: {} paths each, seed {}, {} mode, {}, {}; backend {}: {}",
+        paths,
+        a.seed,
+        a.mode.name(),
+        a.generator,
+        a.transform.name(),
+        exec.kind(),
+        exec.description()
+    );
+    println!();
+    println!("| instrument | price | std error | reference | z | time s | paths/s |");
+    println!("|---|---:|---:|---|---:|---:|---:|");
+    let z = |z: Option<f64>| z.map_or("".to_string(), |z| format!("{z:+.2}"));
+    println!(
+        "| Asian basket (Listing 37-8), {} dates | {} | {} | none; check quantity z {} | | {:.2} | {:.3e} |",
+        basket.steps,
+        num(basket.price),
+        num(basket.std_error),
+        z(basket.check.z_score),
+        basket.wall_seconds,
+        basket.paths_per_second
+    );
+    for (label, r) in &reports {
+        let reference = match r.reference {
+            Some(rf) => format!("{} ({})", num(rf.price), rf.kind),
+            None => "none".to_string(),
+        };
+        println!(
+            "| {label} | {} | {} | {reference} | {} | {:.2} | {:.3e} |",
+            num(r.price),
+            num(r.std_error),
+            z(r.z),
+            r.wall_seconds,
+            r.paths_per_second
+        );
+    }
+    println!();
+    println!(
+        "z = (price - reference) / std error; approximate (BGK) references carry their own error (0.06% at 250 dates). \
+         The basket's check quantity is E[average - final] against its closed form."
+    );
     Ok(())
 }
 
@@ -494,9 +625,13 @@ fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
         generator: a.generator,
         transform: a.transform,
         antithetic: a.antithetic,
+        greeks: a.greeks,
     };
     settings.validate(true)?;
     let exec = instrument_backend(a)?;
+    if a.efficiency {
+        return print_efficiency(a, exec.as_ref(), &instrument, &settings);
+    }
     let bar = (!a.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(settings.paths);
         bar.set_style(
@@ -513,31 +648,97 @@ fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let greeks = if a.greeks { Some(warpmc::greeks::greeks(exec.as_ref(), &instrument, &settings)?) } else { None };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r).expect("serialisable report"));
+        let mut v = serde_json::to_value(&r).expect("serialisable report");
+        if let Some(g) = &greeks {
+            v["greeks"] = serde_json::to_value(&g.greeks).expect("serialisable Greeks");
+        }
+        println!("{}", serde_json::to_string_pretty(&v).expect("serialisable report"));
     } else {
         print_instrument_report(&r);
+        if let Some(g) = &greeks {
+            print_greeks(g);
+        }
     }
     Ok(())
 }
 
-/// The backend the one-asset instruments run on: `auto` means the CPU for them (no GPU kernels
-/// yet).
-fn instrument_backend(a: &PriceArgs) -> warpmc::Result<Box<dyn warpmc::backend::Executor>> {
-    let mut opts = a.backend.options();
-    if opts.kind == BackendKind::Auto {
-        opts.kind = BackendKind::Cpu;
+/// `--efficiency`: the plain, antithetic and control-variate estimators at equal time.
+fn print_efficiency(
+    a: &PriceArgs,
+    exec: &dyn warpmc::backend::Executor,
+    i: &warpmc::instruments::Instrument,
+    s: &warpmc::instruments::RunSettings,
+) -> warpmc::Result<()> {
+    if a.antithetic || a.greeks {
+        return Err(Error::InvalidParameter {
+            field: "efficiency",
+            value: if a.antithetic { "--antithetic".into() } else { "--greeks".into() },
+            allowed: "--efficiency alone: it runs the plain and the antithetic estimator itself".into(),
+        });
     }
-    backend::open(&opts)
+    let r = warpmc::efficiency::efficiency(exec, i, s)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r).expect("serialisable report"));
+        return Ok(());
+    }
+    println!("warpmc: {} estimators at equal time ({} samples each, seed {}, {})", r.instrument, r.paths, r.seed, r.backend);
+    println!("| estimator | price | std error | paths simulated | time s | variance reduction per path | speed-up at equal time |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for e in &r.estimators {
+        println!(
+            "| {} | {} | {} | {} | {:.3} | {:.2} | {:.2} |",
+            e.estimator,
+            num(e.price),
+            num(e.std_error),
+            e.paths_simulated,
+            e.wall_seconds,
+            e.variance_reduction,
+            e.speedup_at_equal_time
+        );
+    }
+    println!("speed-up = (se_plain^2 x t_plain) / (se^2 x t); the control variate comes from the plain run itself.");
+    Ok(())
+}
+
+fn print_greeks(g: &warpmc::greeks::GreeksReport) {
+    use warpmc::greeks::Method;
+    println!("  Greeks ({:.3} s, same paths and seed)", g.wall_seconds);
+    for e in &g.greeks {
+        let method = match (e.method, e.bump) {
+            (Method::Pathwise, _) => "pathwise".to_string(),
+            (Method::PathwiseDifference, Some(h)) => format!("difference of pathwise deltas, h = {h}"),
+            (_, Some(h)) => format!("central difference, h = {h}"),
+            (_, None) => "central difference".to_string(),
+        };
+        let reference = match (e.reference, e.z) {
+            (Some(r), Some(z)) => format!("; closed form {}, z = {z:+.2}", num(r)),
+            (Some(r), None) => format!("; closed form {}", num(r)),
+            _ => String::new(),
+        };
+        println!("  {:<12} {} ± {} ({method}{reference})", e.greek, num(e.value), num(e.std_error));
+    }
+}
+
+/// The backend the one-asset instruments run on (`auto`: the GPU where one opens).
+fn instrument_backend(a: &PriceArgs) -> warpmc::Result<Box<dyn warpmc::backend::Executor>> {
+    backend::open(&a.backend.options())
 }
 
 /// `warpmc price JOB.toml`: every instrument of the file, in order.
 fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
-    if a.instrument.is_some() || !a.params.is_empty() || a.steps.is_some() || a.antithetic {
+    if a.instrument.is_some()
+        || !a.params.is_empty()
+        || a.steps.is_some()
+        || a.antithetic
+        || a.greeks
+        || a.efficiency
+    {
         return Err(Error::InvalidParameter {
             field: "job",
             value: path.display().to_string(),
-            allowed: "a job file alone: --instrument, --param, --steps and --antithetic go in the file".into(),
+            allowed: "a job file alone: --instrument, --param, --steps, --antithetic and --greeks go in the file".into(),
         });
     }
     let jobs = warpmc::jobfile::read(path)?;
@@ -550,25 +751,52 @@ fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
                 indicatif::ProgressStyle::with_template("{spinner} {msg} {wide_bar} {pos}/{len} samples, {eta} left")
                     .expect("a valid template"),
             );
-            bar.set_message(format!("{}/{} {}", i + 1, jobs.len(), job.instrument.name.name()));
+            bar.set_message(format!("{}/{} {}", i + 1, jobs.len(), job.contract.name()));
             bar
         });
-        let r =
-            warpmc::instruments::price_with_progress(exec.as_ref(), &job.instrument, &job.settings, &mut |done, _| {
-                if let Some(b) = &bar {
-                    b.set_position(done);
-                }
-            })?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        if !a.json {
-            if i > 0 {
-                println!();
+        let mut progress = |done: u64, _: u64| {
+            if let Some(b) = &bar {
+                b.set_position(done);
             }
-            print_instrument_report(&r);
+        };
+        if !a.json && i > 0 {
+            println!();
         }
-        reports.push(r);
+        let value = match &job.contract {
+            warpmc::jobfile::Contract::Basket(..) => {
+                let r = price_asian_basket_with_progress(exec.as_ref(), &job.basket_job().expect("a basket"), &mut progress)?;
+                if let Some(b) = &bar {
+                    b.finish_and_clear();
+                }
+                if !a.json {
+                    print_report(&r);
+                }
+                serde_json::to_value(&r).expect("serialisable report")
+            }
+            warpmc::jobfile::Contract::Instrument(instrument) => {
+                let r = warpmc::instruments::price_with_progress(exec.as_ref(), instrument, &job.settings, &mut progress)?;
+                if let Some(b) = &bar {
+                    b.finish_and_clear();
+                }
+                let greeks = if job.settings.greeks {
+                    Some(warpmc::greeks::greeks(exec.as_ref(), instrument, &job.settings)?)
+                } else {
+                    None
+                };
+                if !a.json {
+                    print_instrument_report(&r);
+                    if let Some(g) = &greeks {
+                        print_greeks(g);
+                    }
+                }
+                let mut v = serde_json::to_value(&r).expect("serialisable report");
+                if let Some(g) = &greeks {
+                    v["greeks"] = serde_json::to_value(&g.greeks).expect("serialisable Greeks");
+                }
+                v
+            }
+        };
+        reports.push(value);
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&reports).expect("serialisable reports"));
@@ -850,8 +1078,40 @@ fn check_kernels() -> warpmc::Result<()> {
                 baskets += 1;
             }
         }
+        // The instrument kernels, both modes, every transform the generator can drive: a GARCH
+        // lookback (replayed) with antithetic halves, and a three-leg Greek.
+        let mut instruments = 0;
+        for t in [
+            Transform::BoxMuller,
+            Transform::Inversion,
+            Transform::InversionNaive,
+            Transform::Polar,
+            Transform::Ziggurat,
+        ] {
+            if warpmc::backend::basket_transform_refusal(t.code(), generator).is_some() {
+                continue;
+            }
+            let contract = |name| {
+                warpmc::instruments::Instrument::new(name, &[("steps".to_string(), "9".to_string())].into())
+                    .expect("valid defaults")
+            };
+            let garch = contract(warpmc::instruments::InstrumentName::LookbackGarch).kernel_steps(t, true);
+            let barrier = contract(warpmc::instruments::InstrumentName::AsianBarrier).kernel_steps(t, false);
+            let legs = warpmc_kernels::instrument::Legs {
+                legs: [barrier; 3],
+                weights: [-2.0, 1.0, 1.0],
+                count: 3,
+                pad: 0,
+            };
+            for mode in [Mode::Exact, Mode::Fast] {
+                gpu.instrument(&garch, generator, 3, 5..3000, mode)?;
+                gpu.instrument_legs(&legs, generator, 3, 5..3000, mode)?;
+                instruments += 2;
+            }
+        }
         println!(
-            "{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs"
+            "{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs, \
+             {instruments} instrument runs"
         );
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
@@ -877,7 +1137,17 @@ fn check_study_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()
     device.diag_dist(polar.with_pre_cache(true).fill(), 4 * 77, 3, 77)?;
     device.diag_dist(DistSpec { lambda: Some(13.5), ..DistSpec::new(DistKind::Poisson) }.fill(), 4 * 77, 3, 77)?;
     device.inverse_cdf_sweep((1 << 32) - 100_000, 100_000)?;
-    println!("wallace pools, divergence diagnostics (f32, counts), inversion sweep");
+    let garch = warpmc::instruments::Instrument::new(
+        warpmc::instruments::InstrumentName::LookbackGarch,
+        &[("steps".to_string(), "9".to_string())].into(),
+    )?
+    .kernel_steps(Transform::BoxMuller, false);
+    let legs = warpmc_kernels::instrument::Legs::single(garch);
+    device.time_instrument_constant(&legs, 3000)?;
+    device.time_garch_stored(&legs, 3, 3000)?;
+    println!(
+        "wallace pools, divergence diagnostics (f32, counts), inversion sweep, instrument baseline, stored-path GARCH"
+    );
     Ok(())
 }
 

@@ -197,6 +197,8 @@ fn price_instrument_json_has_the_documented_keys() {
         "2^14",
         "--seed",
         "4",
+        "--backend",
+        "cpu",
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -237,6 +239,86 @@ fn price_instrument_json_has_the_documented_keys() {
     for word in ["lookback-garch", "A0", "antithetic", "control variate", "steps/s", "reference"] {
         assert!(t.contains(word), "missing {word} in\n{t}");
     }
+}
+
+/// `--greeks`: delta, gamma and vega with standard errors and, for a European, closed forms.
+#[test]
+fn price_instrument_greeks_in_json_and_table() {
+    let args = ["price", "--instrument", "european-put", "--param", "strike=95", "--paths", "2^15", "--greeks"];
+    let o = warpmc(&[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    let g = v["greeks"].as_array().expect("a greeks list");
+    let names: Vec<_> = g.iter().map(|e| e["greek"].as_str().unwrap()).collect();
+    assert_eq!(names, ["delta", "gamma", "vega"]);
+    for e in g {
+        let (value, se, r) =
+            (e["value"].as_f64().unwrap(), e["std_error"].as_f64().unwrap(), e["reference"].as_f64().unwrap());
+        assert!((value - r).abs() < 5.0 * se + 1e-3 * r.abs(), "{e}");
+    }
+    assert!(g[0]["value"].as_f64().unwrap() < 0.0, "a put's delta is negative");
+    let o = warpmc(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for word in ["Greeks", "delta", "gamma", "vega", "pathwise", "closed form"] {
+        assert!(t.contains(word), "missing {word} in\n{t}");
+    }
+    // Greeks need a volatility, and belong to --instrument.
+    let o = warpmc(&["price", "--instrument", "european-call", "--param", "vol=0", "--paths", "100", "--greeks"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("vol"), "{}", stderr(&o));
+    let o = warpmc(&["price", "--greeks"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// `--suite` (what `cargo xtask run-pricing` runs): the basket and eight instruments, one table.
+#[test]
+fn price_suite_prices_the_two_options_and_the_validation_instruments() {
+    let o = warpmc(&["price", "--suite", "--paths", "4096", "--backend", "cpu", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON array");
+    let v = v.as_array().expect("a JSON array");
+    assert_eq!(v.len(), 9);
+    assert!(v[0].get("check").is_some(), "the basket first");
+    let with_reference = v[1..].iter().filter(|r| !r["reference"].is_null()).count();
+    assert_eq!(with_reference, 6, "every instrument but the chapter's GARCH and the arithmetic Asian has a reference");
+    let o = warpmc(&["price", "--suite", "--paths", "2048", "--backend", "cpu"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for word in ["Asian basket", "GARCH", "European call", "floating lookback", "| z |"] {
+        assert!(t.contains(word), "missing {word} in\n{t}");
+    }
+    let o = warpmc(&["price", "--suite", "--instrument", "european-call"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// `--efficiency`: plain, antithetic and control-variate estimators with their speed-ups.
+#[test]
+fn price_instrument_efficiency_compares_the_estimators() {
+    let o = warpmc(&[
+        "price",
+        "--instrument",
+        "asian-arithmetic",
+        "--param",
+        "steps=16",
+        "--paths",
+        "2^14",
+        "--backend",
+        "cpu",
+        "--json",
+        "--efficiency",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    let e = v["estimators"].as_array().expect("estimators");
+    let names: Vec<_> = e.iter().map(|e| e["estimator"].as_str().unwrap()).collect();
+    assert_eq!(names, ["plain", "antithetic", "control-variate"]);
+    assert_eq!(e[1]["paths_simulated"], 2 * 16384);
+    // The geometric control removes most of the arithmetic Asian's variance, at no extra time.
+    assert!(e[2]["speedup_at_equal_time"].as_f64().unwrap() > 50.0, "{v}");
+    assert!(e[1]["variance_reduction"].as_f64().unwrap() > 1.0, "{v}");
+    let o = warpmc(&["price", "--instrument", "european-call", "--efficiency", "--antithetic"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]

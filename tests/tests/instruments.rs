@@ -1,13 +1,16 @@
-//! The one-asset instruments on the CPU backend: prices against closed forms, limiting cases,
-//! variance reduction agreeing with the plain estimator, and independence of the thread count.
+//! The one-asset instruments: prices against closed forms, limiting cases, variance reduction
+//! agreeing with the plain estimator, independence of the thread count, Greeks against closed
+//! forms, and the GPU against the CPU (bit for bit in exact mode).
 
 use std::collections::BTreeMap;
 
+use warpmc::backend::BackendOptions;
 use warpmc::distributions::Transform;
 use warpmc::generators::GeneratorKind;
+use warpmc::greeks::greeks;
 use warpmc::instruments::{Instrument, InstrumentName, InstrumentReport, RunSettings, price};
 use warpmc::pricing::Mode;
-use warpmc_tests::cpu;
+use warpmc_tests::{cpu, gpu_or_skip, gpu_with};
 
 fn contract(name: InstrumentName, kv: &[(&str, &str)]) -> Instrument {
     let params: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -203,5 +206,167 @@ fn the_thread_count_does_not_change_any_price() {
                 assert_eq!(m, one, "{} {mode:?} {threads} threads", name.name());
             }
         }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Greeks (CPU).
+// ------------------------------------------------------------------------------------------------
+
+/// Each Greek within 4 standard errors of its closed form, plus `rel` of the reference for a
+/// difference's `h²` bias.
+fn assert_greeks_near_closed_form(i: &Instrument, paths: u64, rel: f64) {
+    let s = RunSettings { paths, seed: 29, ..Default::default() };
+    let g = greeks(&*cpu(2), i, &s).unwrap();
+    assert_eq!(g.greeks.len(), 3);
+    for e in &g.greeks {
+        let r = e.reference.expect("a closed form");
+        assert!(
+            (e.value - r).abs() <= 4.0 * e.std_error + rel * r.abs(),
+            "{} {}: {} ± {} ({:?}) against {r}",
+            g.instrument,
+            e.greek,
+            e.value,
+            e.std_error,
+            e.method
+        );
+        assert!(e.std_error > 0.0 && e.std_error < 0.05 * r.abs(), "{} {}: se {}", g.instrument, e.greek, e.std_error);
+    }
+}
+
+#[test]
+fn european_and_geometric_asian_greeks_match_their_closed_forms() {
+    assert_greeks_near_closed_form(&contract(InstrumentName::EuropeanCall, &[]), 1 << 17, 1e-3);
+    assert_greeks_near_closed_form(
+        &contract(InstrumentName::EuropeanPut, &[("strike", "90"), ("dividend", "0.02"), ("vol", "0.3")]),
+        1 << 17,
+        1e-3,
+    );
+    assert_greeks_near_closed_form(&contract(InstrumentName::AsianGeometric, &[("steps", "12")]), 1 << 17, 1e-3);
+    assert_greeks_near_closed_form(
+        &contract(InstrumentName::AsianGeometric, &[("steps", "6"), ("option", "put"), ("strike", "105")]),
+        1 << 17,
+        1e-3,
+    );
+}
+
+/// A barrier far away is the plain arithmetic Asian, so its finite-difference Greeks estimate the
+/// same numbers as the Asian's pathwise ones (on the same paths: both errors bound the gap).
+#[test]
+fn finite_difference_greeks_agree_with_pathwise_ones() {
+    let s = RunSettings { paths: 1 << 16, seed: 31, ..Default::default() };
+    let plain = greeks(&*cpu(2), &contract(InstrumentName::AsianArithmetic, &[("steps", "12")]), &s).unwrap();
+    let far = contract(InstrumentName::AsianBarrier, &[("steps", "12"), ("barrier", "10000")]);
+    let fd = greeks(&*cpu(2), &far, &s).unwrap();
+    for (a, b) in plain.greeks.iter().zip(&fd.greeks) {
+        assert_eq!(a.greek, b.greek);
+        assert_eq!(b.method, warpmc::greeks::Method::FiniteDifference);
+        assert!(
+            (a.value - b.value).abs() <= 4.0 * (a.std_error + b.std_error) + 1e-3 * a.value.abs(),
+            "{}: pathwise {} ± {}, difference {} ± {}",
+            a.greek,
+            a.value,
+            a.std_error,
+            b.value,
+            b.std_error
+        );
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The GPU against the CPU (skipped without a GPU unless WARPMC_REQUIRE_GPU=1).
+// ------------------------------------------------------------------------------------------------
+
+/// Exact mode: every instrument with every generator gives the CPU's sums bit for bit (samples
+/// from 7, not a multiple of 32, so a collective generator's first warp is partly outside).
+#[test]
+fn gpu_instruments_match_cpu_bit_for_bit() {
+    let Some(gpu) = gpu_or_skip("gpu_instruments_match_cpu_bit_for_bit") else { return };
+    let host = cpu(4);
+    for &generator in GeneratorKind::ALL {
+        let paths = if generator == GeneratorKind::Mt19937 { 200 } else { 2001 };
+        for (n, &name) in InstrumentName::ALL.iter().enumerate() {
+            let i = contract(name, &[("steps", "24")]);
+            let p = i.kernel_steps(Transform::BoxMuller, n % 2 == 1);
+            let c = host.instrument(&p, generator, 5, 7..7 + paths, Mode::Exact).unwrap();
+            let g = gpu.instrument(&p, generator, 5, 7..7 + paths, Mode::Exact).unwrap();
+            assert_eq!(g, c, "{generator}, {}", name.name());
+        }
+    }
+}
+
+/// Exact mode: every transform a generator can feed, ordinary and collective generators.
+#[test]
+fn gpu_instruments_match_cpu_for_every_transform() {
+    let Some(gpu) = gpu_or_skip("gpu_instruments_match_cpu_for_every_transform") else { return };
+    let host = cpu(4);
+    for generator in [
+        GeneratorKind::Philox4x32x10,
+        GeneratorKind::Xorwow,
+        GeneratorKind::Mrg32k3a,
+        GeneratorKind::Warp,
+        GeneratorKind::WarpShfl,
+    ] {
+        for transform in [
+            Transform::BoxMuller,
+            Transform::Inversion,
+            Transform::InversionNaive,
+            Transform::Polar,
+            Transform::Ziggurat,
+        ] {
+            if warpmc::backend::basket_transform_refusal(transform.code(), generator).is_some() {
+                continue;
+            }
+            for name in [InstrumentName::AsianArithmetic, InstrumentName::LookbackGarch] {
+                let p = contract(name, &[("steps", "17")]).kernel_steps(transform, true);
+                let c = host.instrument(&p, generator, 8, 0..1500, Mode::Exact).unwrap();
+                let g = gpu.instrument(&p, generator, 8, 0..1500, Mode::Exact).unwrap();
+                assert_eq!(g, c, "{generator}, {}, {}", transform.name(), name.name());
+            }
+        }
+    }
+}
+
+/// Exact mode, any launch shape: Greeks (three legs on common random numbers) and a GARCH
+/// lookback of 10,000 steps (replayed) are the CPU's bit for bit; so are the Greek reports.
+#[test]
+fn gpu_greeks_and_long_garch_match_cpu_for_any_launch_shape() {
+    let host = cpu(4);
+    let barrier = contract(InstrumentName::AsianBarrier, &[("steps", "20"), ("barrier", "130")]);
+    let european = contract(InstrumentName::EuropeanCall, &[]);
+    let garch = contract(InstrumentName::LookbackGarch, &[("steps", "10000")]);
+    let s = RunSettings { paths: 4099, seed: 2, antithetic: true, ..Default::default() };
+    for (block, grid) in
+        [(None, None), (Some(32), Some(1)), (Some(64), Some(7)), (Some(512), Some(3)), (Some(96), Some(20_000))]
+    {
+        let opts = BackendOptions { gpu_block: block, gpu_grid: grid, ..Default::default() };
+        let Some(gpu) = gpu_with("gpu_greeks_and_long_garch_match_cpu_for_any_launch_shape", opts) else { return };
+        for generator in [GeneratorKind::Philox4x32x10, GeneratorKind::Warp] {
+            let s = RunSettings { generator, ..s.clone() };
+            for i in [&barrier, &european] {
+                let c = greeks(&*host, i, &s).unwrap().greeks;
+                let g = greeks(&*gpu, i, &s).unwrap().greeks;
+                assert_eq!(g, c, "{generator}, {}, block {block:?} grid {grid:?}", i.name.name());
+            }
+            let p = garch.kernel_steps(Transform::BoxMuller, false);
+            let c = host.instrument(&p, generator, 3, 30..95, Mode::Exact).unwrap();
+            let g = gpu.instrument(&p, generator, 3, 30..95, Mode::Exact).unwrap();
+            assert_eq!(g, c, "{generator}, GARCH 10,000 steps, block {block:?} grid {grid:?}");
+        }
+    }
+}
+
+/// Fast mode (hardware approximations of exp and sqrt): each instrument's mean payoff within
+/// 1e-4 of the exact mode's, relative. The knock-out barrier is left out: a path at the barrier
+/// can knock out in one mode and not the other, a jump no relative tolerance bounds.
+#[test]
+fn gpu_fast_instruments_within_tolerance_of_exact() {
+    let Some(gpu) = gpu_or_skip("gpu_fast_instruments_within_tolerance_of_exact") else { return };
+    for name in InstrumentName::ALL.into_iter().filter(|n| *n != InstrumentName::AsianBarrier) {
+        let p = contract(name, &[("steps", "64")]).kernel_steps(Transform::BoxMuller, false);
+        let exact = gpu.instrument(&p, GeneratorKind::Philox4x32x10, 4, 0..100_000, Mode::Exact).unwrap();
+        let fast = gpu.instrument(&p, GeneratorKind::Philox4x32x10, 4, 0..100_000, Mode::Fast).unwrap();
+        let (e, f) = (exact.sum_a.to_f64(), fast.sum_a.to_f64());
+        assert!((f - e).abs() <= 1e-4 * e.abs(), "{}: fast {f} exact {e}", name.name());
     }
 }

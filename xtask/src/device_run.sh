@@ -7,8 +7,8 @@
 # WARPMC_DEVICE_PARTS (default "tests cli bench curand sanitizer") picks the parts to run, for a lent
 # machine whose calls are limited in time: a part left out is reported as NOT RUN and fails the run.
 #
-# Writes 9 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, bench.json, bench.md,
-# bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
+# Writes 11 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, suite-gpu.txt,
+# greeks-gpu.txt, bench.json, bench.md, bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
 # in any kernel, and the price and bench runs succeeded, else 1. A compute-sanitizer that is
 # missing or refuses the device is reported as NOT RUN in the summary (and does not pass silently).
 # Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
@@ -180,6 +180,32 @@ cat "$OUT_DIR/price-gpu.json" "$TMP"
 summary ""
 summary "price --backend gpu --paths 2^24 (exit $rc; price-gpu.json):"
 grep -E '^  "(price|std_error|price_control_variate|device|wall_seconds|msteps_per_second)"' "$OUT_DIR/price-gpu.json" >>"$SUMMARY"
+if [ "$rc" -ne 0 ]; then
+    CLI_FAILED=1
+    tail -n 5 "$TMP" | sed 's/^/  /' >>"$SUMMARY"
+fi
+
+heading "warpmc price --suite --backend gpu --paths 2^22 (suite-gpu.txt)"
+./warpmc price --suite --backend gpu --paths '2^22' >"$OUT_DIR/suite-gpu.txt" 2>"$TMP"
+rc=$?
+cat "$TMP" >>"$RUNLOG"
+cat "$OUT_DIR/suite-gpu.txt"
+summary ""
+summary "price --suite --backend gpu --paths 2^22 (exit $rc):"
+grep -E '^\|' "$OUT_DIR/suite-gpu.txt" | sed 's/^/  /' >>"$SUMMARY"
+if [ "$rc" -ne 0 ]; then
+    CLI_FAILED=1
+    tail -n 5 "$TMP" | sed 's/^/  /' >>"$SUMMARY"
+fi
+
+heading "warpmc price --instrument asian-arithmetic --greeks --backend gpu --paths 2^22"
+./warpmc price --instrument asian-arithmetic --param steps=64 --greeks --backend gpu --paths '2^22' >"$OUT_DIR/greeks-gpu.txt" 2>"$TMP"
+rc=$?
+cat "$TMP" >>"$RUNLOG"
+cat "$OUT_DIR/greeks-gpu.txt"
+summary ""
+summary "price --instrument asian-arithmetic --param steps=64 --greeks --backend gpu --paths 2^22 (exit $rc):"
+grep -E '^  (price|std error|with control|wall|delta|gamma|vega)' "$OUT_DIR/greeks-gpu.txt" | sed 's/^/  /' >>"$SUMMARY"
 if [ "$rc" -ne 0 ]; then
     CLI_FAILED=1
     tail -n 5 "$TMP" | sed 's/^/  /' >>"$SUMMARY"

@@ -19,8 +19,9 @@
 //!   spills only warn); `cargo check -p warpmc --no-default-features` (the CPU-only build keeps
 //!   compiling); `cargo test --workspace --release`; then the GPU tests once more with their output
 //!   captured, to say whether they ran on a GPU or were skipped. The first failing step stops it.
-//! - `run-pricing [ARGS]...`: setup (quiet), then `cargo run --release -p warpmc -- price ARGS...`,
-//!   exiting with its status.
+//! - `run-pricing [ARGS]...`: setup (quiet), then `cargo run --release -p warpmc -- price ARGS...`
+//!   (`price --suite` without arguments: the chapter's two options and the validation
+//!   instruments in one table), exiting with its status.
 //! - `bench [--quick] [--from FILE.json]`: runs `warpmc bench` (release build) writing
 //!   `target/bench/bench-<unix-seconds>.{json,md}`, or with `--from` takes an existing report and
 //!   the Markdown beside it (say, `bench.json`/`bench.md` brought back from a GPU machine); either
@@ -69,7 +70,8 @@ enum Command {
     },
     /// The project's whole test command (what CI runs).
     Test,
-    /// Price the Asian basket option: `cargo run --release -p warpmc -- price ARGS...`.
+    /// Price the suite (the chapter's two options and the validation instruments), or with
+    /// arguments anything `warpmc price ARGS...` prices.
     // `--help` goes through to `warpmc price`; `cargo xtask help run-pricing` shows this one.
     #[command(disable_help_flag = true)]
     RunPricing {
@@ -134,7 +136,12 @@ fn main() -> ExitCode {
 fn run_pricing(args: &[String]) -> anyhow::Result<()> {
     setup::setup(false)?;
     let mut cmd = util::cargo();
-    cmd.args(["run", "--release", "-p", "warpmc", "--", "price"]).args(args);
+    cmd.args(["run", "--release", "-p", "warpmc", "--", "price"]);
+    if args.is_empty() {
+        cmd.arg("--suite");
+    } else {
+        cmd.args(args);
+    }
     let status = util::status(&mut cmd)?;
     // Pass the CLI's own exit status on (2 for a bad parameter, say).
     std::process::exit(status.code().unwrap_or(1));

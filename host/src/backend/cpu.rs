@@ -13,7 +13,7 @@ use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumul
 use warpmc_kernels::buffered::{ROUND_WORDS, lane_fill};
 use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, WarpSampler, dispatch, dispatch_counts, fill_warp_cached};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
-use warpmc_kernels::instrument::{self, PathSteps};
+use warpmc_kernels::instrument::{self, Legs};
 use warpmc_kernels::real::{Double, Single};
 use warpmc_kernels::rng::{Generator, Uniform32};
 use warpmc_kernels::{Exact, Fast};
@@ -117,20 +117,18 @@ impl Executor for CpuExecutor {
         Ok(self.sum_chunks(paths, |a, b, acc| accumulate_constant_paths::<Fast>(p, x0, dx, a, b, 1, acc)))
     }
 
-    fn instrument(
+    fn instrument_legs(
         &self,
-        p: &PathSteps,
+        legs: &Legs,
         generator: GeneratorKind,
         seed: u64,
         paths: Range<u64>,
         mode: Mode,
     ) -> Result<PairMoments> {
-        if let Some(allowed) = super::basket_transform_refusal(p.normals, generator) {
-            return Err(crate::Error::invalid("normals", p.normals, allowed));
-        }
+        super::check_legs(legs, generator)?;
         Ok(with_generator!(generator, G => match mode {
-            Mode::Exact => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Exact>(p, seed, a, b, 1, acc)),
-            Mode::Fast => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Fast>(p, seed, a, b, 1, acc)),
+            Mode::Exact => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Exact>(legs, seed, a, b, 1, acc)),
+            Mode::Fast => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Fast>(legs, seed, a, b, 1, acc)),
         }))
     }
 

@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
-use warpmc_kernels::instrument::PathSteps;
+use warpmc_kernels::instrument::Legs;
 use warpmc_kernels::inverse_normal::InversionSweep;
 use warpmc_kernels::rng::Generator;
 
@@ -51,6 +51,11 @@ unsafe impl DeviceRepr for ByValue<AsianBasketSteps> {}
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::curand::CurandCall> {}
 // SAFETY: as above: `DistParams` is `#[repr(C)]`, two u32 and two f64, no pointers.
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::dist::DistParams> {}
+// SAFETY: as above: `Legs` is `#[repr(C)]`, three `PathSteps` (u32, f32 and f64 fields laid out
+// without implicit padding, 88 bytes each), three f64 and two u32, no pointers.
+unsafe impl DeviceRepr for ByValue<Legs> {}
+// SAFETY: as above: one `PathSteps` (88 bytes, no implicit padding, no pointers).
+unsafe impl DeviceRepr for ByValue<warpmc_kernels::instrument::PathSteps> {}
 
 /// A launch of `grid` blocks of `block` threads, each with `per_thread` bytes of dynamic shared
 /// memory.
@@ -84,6 +89,8 @@ struct GeneratorKernels {
     asian_fast: CudaFunction,
     /// `asian_basket_any_{exact,fast}`: the basket with the transform `normals` names.
     asian_any: [CudaFunction; 2],
+    /// `instrument_{exact,fast}`: the one-asset instruments (`warpmc_kernels::instrument`).
+    instrument: [CudaFunction; 2],
     init: CudaFunction,
     fill_u32: CudaFunction,
     fill_uniform: CudaFunction,
@@ -125,6 +132,7 @@ impl GeneratorKernels {
             asian_exact: f("asian_basket_exact")?,
             asian_fast: f("asian_basket_fast")?,
             asian_any: [f("asian_basket_any_exact")?, f("asian_basket_any_fast")?],
+            instrument: [f("instrument_exact")?, f("instrument_fast")?],
             init: f("init")?,
             fill_u32: f("fill_u32")?,
             fill_uniform: f("fill_uniform")?,
@@ -178,6 +186,9 @@ pub struct GpuExecutor {
     /// One entry per generator, in `GeneratorKind::ALL`'s order.
     generators: Vec<GeneratorKernels>,
     asian_constant: CudaFunction,
+    /// The instruments' constant-RNG baseline and the stored-path GARCH lookback (benchmark).
+    instrument_constant: CudaFunction,
+    garch_stored: CudaFunction,
     /// The divergence diagnostics (`diag_dist_f32__philox4x32_10`, `diag_dist_u32__...`).
     diag: [CudaFunction; 2],
     /// The exhaustive inversion sweep (`inverse_cdf_sweep`).
@@ -251,6 +262,9 @@ impl GpuExecutor {
         let asian_constant = module
             .load_function("asian_basket_constant_fast")
             .map_err(|e| Error::Gpu(format!("kernel asian_basket_constant_fast: {e:?}")))?;
+        let load = |name: &str| module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")));
+        let instrument_constant = load("instrument_constant_fast")?;
+        let garch_stored = load("garch_stored_fast")?;
         let diag = [DIAG_F32, DIAG_U32]
             .map(|name| module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}"))));
         let [d0, d1] = diag;
@@ -336,6 +350,8 @@ impl GpuExecutor {
             _module: module,
             generators,
             asian_constant,
+            instrument_constant,
+            garch_stored,
             diag,
             sweep,
             name,
@@ -473,12 +489,7 @@ impl GpuExecutor {
         // of the grid; the block size is a multiple of 32 (checked in `new`); the shared memory is
         // what the generator's kernels need.
         unsafe { b.launch(self.config_shared(grid, shared)) }.map_err(gpu_err("asian basket launch"))?;
-        let words = self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?;
-        let mut total = PairMoments::ZERO;
-        for w in words.chunks_exact(PairMoments::WORDS) {
-            total.merge(&PairMoments::from_words(w.try_into().unwrap()));
-        }
-        Ok(total)
+        Ok(sum_warps(&self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?))
     }
 
     fn kernels(&self, g: GeneratorKind) -> &GeneratorKernels {
@@ -858,6 +869,130 @@ impl GpuExecutor {
     }
 }
 
+impl GpuExecutor {
+    /// Launch the instrument kernel of `generator` in `mode` over samples `paths` of `seed`, and
+    /// return the per-warp words; with `timing`, the kernel's time in milliseconds (events around
+    /// the launch alone) is written there.
+    fn launch_instrument(
+        &self,
+        legs: &Legs,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+        timing: Option<&mut f64>,
+    ) -> Result<Vec<u64>> {
+        let k = self.kernels(generator);
+        let f = &k.instrument[matches!(mode, Mode::Fast) as usize];
+        let shared = k.shared_per_thread;
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, paths.end - paths.start, shared, block)?;
+        let warps = grid as usize * block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let arg = ByValue(*legs);
+        let (first, end) = (paths.start, paths.end);
+        let launch = |out: &mut CudaSlice<u64>| -> Result<()> {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg).arg(&seed).arg(&first).arg(&end).arg(out);
+            // SAFETY: the argument list matches `instrument_{exact,fast}` (`gpu.rs`,
+            // `instrument_kernels!`); `out` holds WORDS words per warp of the grid; the block is a
+            // multiple of 32 threads (checked in `new`); the shared memory is what the generator's
+            // path kernels need (a collective generator's lane words).
+            unsafe { b.launch(config_block(grid, shared, block)) }.map_err(gpu_err("instrument launch"))?;
+            Ok(())
+        };
+        match timing {
+            Some(ms) => *ms = self.time_ms(|| launch(&mut out))?,
+            None => launch(&mut out)?,
+        }
+        self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))
+    }
+
+    /// The block the instrument kernels launch with: the executor's, or less where their
+    /// registers allow less (the sums do not depend on the launch shape, so a smaller block
+    /// changes nothing but speed; the distribution fills do the same).
+    fn block_for(&self, f: &CudaFunction) -> Result<u32> {
+        let max = f
+            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(gpu_err("kernel attributes"))? as u32
+            / 32
+            * 32;
+        Ok(self.block.min(max.max(32)))
+    }
+
+    /// The instruments' constant-RNG baseline (fast mode, `normal::ConstantNormals` in place of
+    /// generator and transform) over `paths` samples: its kernel time, ms, and its sums.
+    pub fn time_instrument_constant(&self, legs: &Legs, paths: u64) -> Result<(f64, PairMoments)> {
+        let f = &self.instrument_constant;
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, paths, 0, block)?;
+        let warps = grid as usize * block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let arg = ByValue(*legs);
+        let (x0, dx, first) = (0.25f32, 1e-7f32, 0u64);
+        let ms = self.time_ms(|| {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg).arg(&x0).arg(&dx).arg(&first).arg(&paths).arg(&mut out);
+            // SAFETY: the argument list matches `instrument_constant_fast`; `out` holds WORDS words
+            // per warp of the grid.
+            unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("instrument baseline launch"))?;
+            Ok(())
+        })?;
+        Ok((ms, sum_warps(&self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?)))
+    }
+
+    /// The fast GARCH lookback (Philox, Box-Muller) with its path kept in global memory instead
+    /// of replayed (`garch_stored_fast`): kernel time, ms, and the sums (equal to the replaying
+    /// kernel's bit for bit). The scratch takes `4 (steps - 1)` bytes per thread of the grid.
+    pub fn time_garch_stored(&self, legs: &Legs, seed: u64, paths: u64) -> Result<(f64, PairMoments)> {
+        let p = legs.legs[0];
+        let f = &self.garch_stored;
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, paths, 0, block)?;
+        let threads = grid as usize * block as usize;
+        let mut out = self.stream.alloc_zeros::<u64>(threads / 32 * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let mut scratch = self
+            .stream
+            .alloc_zeros::<f32>((p.steps.max(2) as usize - 1) * threads)
+            .map_err(gpu_err("alloc the path scratch"))?;
+        let arg = ByValue(p);
+        let first = 0u64;
+        let ms = self.time_ms(|| {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg).arg(&seed).arg(&first).arg(&paths).arg(&mut out).arg(&mut scratch);
+            // SAFETY: the argument list matches `garch_stored_fast`; `out` holds WORDS words per
+            // warp and `scratch` (steps - 1) values per thread of the grid.
+            unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("stored GARCH launch"))?;
+            Ok(())
+        })?;
+        Ok((ms, sum_warps(&self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?)))
+    }
+
+    /// Time of the instrument kernel alone (no copy back), ms, and its sums, for the benchmark.
+    pub fn time_instrument(
+        &self,
+        legs: &Legs,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: u64,
+        mode: Mode,
+    ) -> Result<(f64, PairMoments)> {
+        super::check_legs(legs, generator)?;
+        let mut ms = 0.0;
+        let words = self.launch_instrument(legs, generator, seed, 0..paths, mode, Some(&mut ms))?;
+        Ok((ms, sum_warps(&words)))
+    }
+}
+
+/// The total of per-warp `PairMoments` words.
+fn sum_warps(words: &[u64]) -> PairMoments {
+    let mut total = PairMoments::ZERO;
+    for w in words.chunks_exact(PairMoments::WORDS) {
+        total.merge(&PairMoments::from_words(w.try_into().unwrap()));
+    }
+    total
+}
+
 enum AsianTail {
     Seed(u64),
     Constant(f32, f32),
@@ -898,19 +1033,16 @@ impl Executor for GpuExecutor {
         self.asian(&self.asian_constant, p, AsianTail::Constant(0.0, 0.0), paths, 0)
     }
 
-    fn instrument(
+    fn instrument_legs(
         &self,
-        _p: &PathSteps,
-        _generator: GeneratorKind,
-        _seed: u64,
-        _paths: Range<u64>,
-        _mode: Mode,
+        legs: &Legs,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
     ) -> Result<PairMoments> {
-        Err(crate::Error::GpuUnavailable(
-            "the one-asset instruments (european-*, asian-arithmetic/geometric/barrier, lookback-*) have no GPU \
-             kernels yet; run them with --backend cpu"
-                .into(),
-        ))
+        super::check_legs(legs, generator)?;
+        Ok(sum_warps(&self.launch_instrument(legs, generator, seed, paths, mode, None)?))
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
-use warpmc_kernels::instrument::PathSteps;
+use warpmc_kernels::instrument::{Legs, PathSteps};
 use warpmc_kernels::rng::Generator;
 
 use crate::Result;
@@ -139,6 +139,20 @@ pub fn check_asian(p: &AsianBasketSteps, generator: GeneratorKind) -> Result<()>
     }
 }
 
+/// Refuse legs the kernels cannot run: a transform that `generator` cannot feed (as
+/// [`check_asian`]), or legs with different transforms.
+pub fn check_legs(legs: &Legs, generator: GeneratorKind) -> Result<()> {
+    let count = legs.count.clamp(1, 3) as usize;
+    let normals = legs.legs[0].normals;
+    if let Some(other) = legs.legs[..count].iter().find(|l| l.normals != normals) {
+        return Err(crate::Error::invalid("normals", other.normals, "the same transform in every leg"));
+    }
+    match basket_transform_refusal(normals, generator) {
+        Some(allowed) => Err(crate::Error::invalid("normals", normals, allowed)),
+        None => Ok(()),
+    }
+}
+
 /// The words of generator states, as the GPU kernels read them.
 pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
     const { assert!(size_of::<G>().is_multiple_of(4) && align_of::<G>() == 4) };
@@ -186,6 +200,18 @@ pub trait Executor: Send + Sync {
     fn instrument(
         &self,
         p: &PathSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.instrument_legs(&Legs::single(*p), generator, seed, paths, mode)
+    }
+    /// The same for samples that are weighted sums of legs on common random numbers
+    /// ([`Legs`]: finite-difference and pathwise Greeks).
+    fn instrument_legs(
+        &self,
+        legs: &Legs,
         generator: GeneratorKind,
         seed: u64,
         paths: Range<u64>,
