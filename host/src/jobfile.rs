@@ -211,40 +211,37 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<JobEntry>> {
             }
         };
         let at = place(index, &name_text);
-        if name_text == "asian-basket" {
-            let mut settings = defaults.clone();
-            let mut params = BTreeMap::new();
-            for (k, v) in table {
-                if k == "name" {
-                    continue;
+        let name = if name_text == "asian-basket" {
+            None
+        } else {
+            Some(InstrumentName::from_name(&name_text).map_err(|e| match e {
+                Error::InvalidParameter { allowed, .. } => {
+                    field_error(&at, "name", &name_text, format!("{allowed}, or asian-basket (the chapter's basket)"))
                 }
-                if RUN_KEYS.contains(&k.as_str()) {
-                    apply_run_key(&mut settings, &at, k, v)?;
-                } else {
-                    params.insert(k.clone(), v);
-                }
-            }
-            out.push(basket(&at, &params, &settings)?);
-            continue;
-        }
-        let name = InstrumentName::from_name(&name_text).map_err(|e| match e {
-            Error::InvalidParameter { allowed, .. } => {
-                field_error(&at, "name", &name_text, format!("{allowed}, or asian-basket (the chapter's basket)"))
-            }
-            other => other,
-        })?;
+                other => other,
+            })?)
+        };
+        // Run keys set this entry's settings; the rest are the contract's parameters.
         let mut settings = defaults.clone();
-        let mut params = BTreeMap::new();
+        let mut raw = BTreeMap::new();
         for (k, v) in table {
             if k == "name" {
                 continue;
             }
             if RUN_KEYS.contains(&k.as_str()) {
                 apply_run_key(&mut settings, &at, k, v)?;
-                continue;
+            } else {
+                raw.insert(k.clone(), v);
             }
-            let text = as_text(v).ok_or_else(|| field_error(&at, k, v, "a number or a string"))?;
-            params.insert(k.clone(), text);
+        }
+        let Some(name) = name else {
+            out.push(basket(&at, &raw, &settings)?);
+            continue;
+        };
+        let mut params = BTreeMap::new();
+        for (k, v) in raw {
+            let text = as_text(v).ok_or_else(|| field_error(&at, &k, v, "a number or a string"))?;
+            params.insert(k, text);
         }
         let instrument = Instrument::new(name, &params).map_err(|e| match e {
             Error::InvalidParameter { field, value, allowed } => field_error(&at, field, value, allowed),
