@@ -11,20 +11,26 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
 
 use crate::accum::{ExactSum, PairMoments};
-use crate::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths, accumulate_paths_with, fixed_words, path, path_with};
+use crate::asian::{
+    AsianBasketSteps, accumulate_constant_paths, accumulate_paths, accumulate_paths_with, fixed_words, path, path_with,
+};
+use crate::basket::{BasketJob, BasketLeg};
 use crate::curand::{CurandCall, CurandGenerator, CurandValue, lane_chunk};
 use crate::instrument::Legs;
+use crate::qmc::QmcParams;
 use core::marker::PhantomData;
 
-use crate::dist::{DistParams, Sampler, SamplerVisitor, WarpSampler, cached_step, dispatch, dispatch_counts, warp_lanes_in_round};
+use crate::dist::{
+    DistParams, Sampler, SamplerVisitor, WarpSampler, cached_step, dispatch, dispatch_counts, warp_lanes_in_round,
+};
 use crate::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream, fill_stream_sampled};
 use crate::normal::BoxMuller;
 use crate::platform::nvptx::{
     active_mask, lane_id, lanemask_lt, shared_address, shared_load_group, shared_store_group, shfl_xor, vote_any,
 };
-use crate::tally::Tally;
 use crate::real::{Double, Single};
 use crate::rng::{Collective, Generator, WarpStream};
+use crate::tally::Tally;
 use crate::{Exact, Fast, MathMode};
 
 /// `(global thread index, total threads in the grid)`.
@@ -189,13 +195,183 @@ unsafe fn instrument_collective<G: Collective, M: MathMode + Send + Sync>(
     unsafe { write_warp_total(out, gtid, acc) };
 }
 
+/// Basket samples `first..end` of `seed` (`crate::basket`), sample `k` from stream `k`, one
+/// stream per thread on a grid-stride sequence; the legs' coefficients are read from `legs`.
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words per warp of the grid; `legs` holds `job.legs`
+/// coefficient sets (1 to `basket::MAX_LEGS`).
+#[inline(always)]
+unsafe fn basket_states<G: Generator, M: MathMode + Send + Sync>(
+    job: BasketJob,
+    legs: *const BasketLeg,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
+    let (gtid, threads) = grid_position();
+    // SAFETY: by the contract, `legs` holds this many sets (the host clamps as the kernel does).
+    let legs = unsafe { core::slice::from_raw_parts(legs, (job.legs as usize).clamp(1, crate::basket::MAX_LEGS)) };
+    let mut acc = PairMoments::ZERO;
+    crate::basket::accumulate::<G, M>(&job, legs, seed, first + gtid, end, threads, &mut acc);
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// [`basket_states`] with a collective generator, as [`instrument_collective`].
+///
+/// # Safety
+/// As [`basket_states`].
+#[inline(always)]
+unsafe fn basket_collective<G: Collective, M: MathMode + Send + Sync>(
+    job: BasketJob,
+    legs: *const BasketLeg,
+    seed: u64,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile + crate::ziggurat::Zig,
+{
+    let (gtid, threads) = grid_position();
+    let lane = gtid % 32;
+    // SAFETY: as in `basket_states`.
+    let legs = unsafe { core::slice::from_raw_parts(legs, (job.legs as usize).clamp(1, crate::basket::MAX_LEGS)) };
+    let mut acc = PairMoments::ZERO;
+    // A rejection transform would desynchronise the lanes (the host refuses it): nothing runs.
+    let mut k = if !fixed_words(job.normals) { end + 32 } else { first - first % 32 + gtid };
+    while k - lane < end {
+        // SAFETY: the 32 lanes are here together with the same warp number `k / 32`.
+        let word = unsafe { G::init_word(seed, k / 32) };
+        // SAFETY: every lane runs the same legs, assets, steps and fixed-word transform, so all
+        // 32 call `fresh` together, the same number of times, and draw the same number of words.
+        let (x, control) = crate::basket::sample_with::<_, M>(&job, legs, || unsafe { G::lane(word) });
+        if k >= first && k < end {
+            acc.push(x, control);
+        }
+        k += threads;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// The constant-RNG baseline of the fast basket: [`basket_states`] with
+/// `normal::ConstantNormals` (from `x0`, step `dx`) in place of a generator and transform.
+///
+/// # Safety
+/// As [`basket_states`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn basket_constant_fast(
+    job: BasketJob,
+    legs: *const BasketLeg,
+    x0: f32,
+    dx: f32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    let (gtid, threads) = grid_position();
+    // SAFETY: as in `basket_states`.
+    let legs = unsafe { core::slice::from_raw_parts(legs, (job.legs as usize).clamp(1, crate::basket::MAX_LEGS)) };
+    let mut acc = PairMoments::ZERO;
+    let mut k = first + gtid;
+    while k < end {
+        let (x, control) =
+            crate::basket::sample::<_, Fast>(&job, legs, || crate::normal::ConstantNormals { x: x0, dx });
+        acc.push(x, control);
+        k += threads;
+    }
+    // SAFETY: the host sizes `out` as documented.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// Quasi-Monte Carlo instrument samples `first..end` of one replicate (`crate::qmc`): sample
+/// `k` from point `k` of the randomised Sobol' set whose tables are `directions`
+/// (`32 q.dims` words) and `keys` (`q.dims` words).
+///
+/// # Safety
+/// `out` holds `PairMoments::WORDS` words per warp of the grid; the tables hold the words
+/// stated; `end <= 2^32`.
+#[inline(always)]
+unsafe fn instrument_qmc<M: MathMode + Send + Sync>(
+    legs: Legs,
+    q: QmcParams,
+    directions: *const u32,
+    keys: *const u32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) where
+    crate::real::Single<M>: crate::inverse_normal::Quantile<R = f32>,
+{
+    let (gtid, threads) = grid_position();
+    // SAFETY: the tables hold these many words by the contract.
+    let set = unsafe {
+        crate::qmc::SobolSet {
+            directions: core::slice::from_raw_parts(directions, q.dims as usize * crate::sobol::BITS),
+            keys: core::slice::from_raw_parts(keys, q.dims as usize),
+            params: q,
+        }
+    };
+    let mut acc = PairMoments::ZERO;
+    crate::qmc::accumulate::<M>(&legs, set, first + gtid, end, threads, &mut acc);
+    // SAFETY: forwarded contract.
+    unsafe { write_warp_total(out, gtid, acc) };
+}
+
+/// [`instrument_qmc`] in exact mode.
+///
+/// # Safety
+/// As [`instrument_qmc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn instrument_qmc_exact(
+    legs: Legs,
+    q: QmcParams,
+    directions: *const u32,
+    keys: *const u32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { instrument_qmc::<Exact>(legs, q, directions, keys, first, end, out) }
+}
+
+/// [`instrument_qmc`] in fast mode.
+///
+/// # Safety
+/// As [`instrument_qmc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn instrument_qmc_fast(
+    legs: Legs,
+    q: QmcParams,
+    directions: *const u32,
+    keys: *const u32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { instrument_qmc::<Fast>(legs, q, directions, keys, first, end, out) }
+}
+
 /// The constant-RNG baseline of the fast instruments: [`instrument_states`] with
 /// `normal::ConstantNormals` (from `x0`, step `dx`) in place of a generator and transform.
 ///
 /// # Safety
 /// As [`instrument_states`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn instrument_constant_fast(legs: Legs, x0: f32, dx: f32, first: u64, end: u64, out: *mut u64) {
+pub unsafe extern "ptx-kernel" fn instrument_constant_fast(
+    legs: Legs,
+    x0: f32,
+    dx: f32,
+    first: u64,
+    end: u64,
+    out: *mut u64,
+) {
     let (gtid, threads) = grid_position();
     let mut acc = PairMoments::ZERO;
     let mut k = first + gtid;
@@ -1140,6 +1316,39 @@ macro_rules! instrument_kernels {
     };
 }
 
+/// The basket kernels (`basket_{exact,fast}__<gen>`): arguments `(job: BasketJob, legs: *const
+/// BasketLeg, seed: u64, first: u64, end: u64, out: *mut u64)`, `PairMoments::WORDS` words per
+/// warp of the grid in `out`, `job.legs` coefficient sets in `legs`.
+macro_rules! basket_kernels {
+    ($id:ident, $f:ident) => {
+        #[unsafe(export_name = concat!("basket_exact__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn basket_exact(
+            job: BasketJob,
+            legs: *const BasketLeg,
+            seed: u64,
+            first: u64,
+            end: u64,
+            out: *mut u64,
+        ) {
+            // SAFETY: the host sizes `out` and `legs` as documented.
+            unsafe { $f::<G, Exact>(job, legs, seed, first, end, out) }
+        }
+
+        #[unsafe(export_name = concat!("basket_fast__", stringify!($id)))]
+        pub unsafe extern "ptx-kernel" fn basket_fast(
+            job: BasketJob,
+            legs: *const BasketLeg,
+            seed: u64,
+            first: u64,
+            end: u64,
+            out: *mut u64,
+        ) {
+            // SAFETY: as above.
+            unsafe { $f::<G, Fast>(job, legs, seed, first, end, out) }
+        }
+    };
+}
+
 /// [`fill_collective_sampled`] for a sampler that rejects: every lane of the warp draws rounds of
 /// `ROUND_WORDS` words into its buffer in lockstep, and between rounds writes the groups its
 /// buffered words complete, until no lane of the warp has groups left (`crate::buffered`).
@@ -1414,6 +1623,8 @@ macro_rules! generator_kernels_of {
             asian_any_kernels!($id, |p, seed, first, end, out, M| asian_basket_any::<G, M>(p, seed, first, end, out));
 
             instrument_kernels!($id, instrument_states);
+
+            basket_kernels!($id, basket_states);
         }
     };
     ($G:ident, $id:ident, collective) => {
@@ -1521,6 +1732,8 @@ macro_rules! generator_kernels_of {
             asian_any_kernels!($id, |p, seed, first, end, out, M| asian_collective::<G, M, true>(p, seed, first, end, out));
 
             instrument_kernels!($id, instrument_collective);
+
+            basket_kernels!($id, basket_collective);
         }
     };
 }

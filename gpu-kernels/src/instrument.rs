@@ -306,7 +306,11 @@ pub fn garch_path_stored<S: NormalPairs, M: MathMode>(
 
 /// One pass of [`garch_path`]: calls `each(t, s_t)` for `t = 0 .. n-1` and returns `s_n`.
 #[inline(always)]
-fn garch_pass<S: NormalPairs, M: MathMode>(p: &PathSteps, normals: &mut Singles<S>, mut each: impl FnMut(u32, f64)) -> f64 {
+fn garch_pass<S: NormalPairs, M: MathMode>(
+    p: &PathSteps,
+    normals: &mut Singles<S>,
+    mut each: impl FnMut(u32, f64),
+) -> f64 {
     let [a0, a1, a2, vol0, eps0] = p.garch;
     let mut l = LogPrice::new(p.ln_s0);
     let mut h = vol0 * vol0;
@@ -369,21 +373,50 @@ pub fn sample_legs<S: NormalPairs, M: MathMode>(legs: &Legs, mut fresh: impl FnM
     (x, y)
 }
 
-/// One sample of `legs` from the stream `fresh` gives at its start, through the transform leg
-/// 0 names (uniform over a job, so a warp never diverges on it; the host gives every leg the
-/// same transform).
+/// What to do with the normals source [`with_transform`] builds: `visit` gets a factory that
+/// returns the source at the stream's start each time it is called.
+pub trait PairsVisitor {
+    type Out;
+    fn visit<S: NormalPairs>(self, fresh: impl FnMut() -> S) -> Self::Out;
+}
+
+/// Call `v` with normal pairs from the stream `fresh` gives at its start, through the transform
+/// of code `normals` (an unknown code is Box-Muller's). The code is uniform over a job, so a warp
+/// never diverges on it. One dispatch for every consumer that takes a transform at run time.
 #[inline(always)]
-pub fn sample_legs_with<G: Uniform32, M: MathMode + Send + Sync>(legs: &Legs, mut fresh: impl FnMut() -> G) -> (f64, f64)
+pub fn with_transform<G: Uniform32, M: MathMode + Send + Sync, V: PairsVisitor>(
+    normals: u32,
+    mut fresh: impl FnMut() -> G,
+    v: V,
+) -> V::Out
 where
     Single<M>: Quantile + Zig,
 {
-    match legs.legs[0].normals {
-        transform::INVERSION => sample_legs::<_, M>(legs, || TransformPairs::<_, Inversion, M>::new(fresh())),
-        transform::INVERSION_NAIVE => sample_legs::<_, M>(legs, || TransformPairs::<_, InversionNaive, M>::new(fresh())),
-        transform::POLAR => sample_legs::<_, M>(legs, || TransformPairs::<_, Polar, M>::new(fresh())),
-        transform::ZIGGURAT => sample_legs::<_, M>(legs, || TransformPairs::<_, Ziggurat, M>::new(fresh())),
-        _ => sample_legs::<_, M>(legs, || BoxMuller::<_, M>::new(fresh())),
+    match normals {
+        transform::INVERSION => v.visit(|| TransformPairs::<_, Inversion, M>::new(fresh())),
+        transform::INVERSION_NAIVE => v.visit(|| TransformPairs::<_, InversionNaive, M>::new(fresh())),
+        transform::POLAR => v.visit(|| TransformPairs::<_, Polar, M>::new(fresh())),
+        transform::ZIGGURAT => v.visit(|| TransformPairs::<_, Ziggurat, M>::new(fresh())),
+        _ => v.visit(|| BoxMuller::<_, M>::new(fresh())),
     }
+}
+
+/// One sample of `legs` from the stream `fresh` gives at its start, through the transform leg
+/// 0 names (the host gives every leg the same transform).
+#[inline(always)]
+pub fn sample_legs_with<G: Uniform32, M: MathMode + Send + Sync>(legs: &Legs, fresh: impl FnMut() -> G) -> (f64, f64)
+where
+    Single<M>: Quantile + Zig,
+{
+    struct Visit<'a, M>(&'a Legs, core::marker::PhantomData<M>);
+    impl<M: MathMode> PairsVisitor for Visit<'_, M> {
+        type Out = (f64, f64);
+        #[inline(always)]
+        fn visit<S: NormalPairs>(self, fresh: impl FnMut() -> S) -> (f64, f64) {
+            sample_legs::<S, M>(self.0, fresh)
+        }
+    }
+    with_transform::<G, M, _>(legs.legs[0].normals, fresh, Visit::<M>(legs, core::marker::PhantomData))
 }
 
 /// Accumulate samples `first, first + stride, ... < end` of `seed`, sample `k` from stream `k`

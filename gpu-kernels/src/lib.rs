@@ -28,6 +28,7 @@
 
 pub mod accum;
 pub mod asian;
+pub mod basket;
 pub mod buffered;
 pub mod convert;
 pub mod curand;
@@ -43,6 +44,7 @@ pub mod normal;
 pub mod platform;
 pub mod poisson;
 pub mod polar;
+pub mod qmc;
 pub mod real;
 pub mod rng;
 pub mod sobol;
