@@ -5,7 +5,9 @@
 //! kernels' [`PathSteps`] in units `U` -> a backend's exact sums of `(payoff, control)` ->
 //! an [`InstrumentReport`] with the plain price, the control-variate price (coefficient
 //! estimated in the same run) and, where one exists, a closed-form reference and its z-score.
-//! The paths and payoffs are documented in [`warpmc_kernels::instrument`].
+//! The paths and payoffs are documented in [`warpmc_kernels::instrument`]; the `N`-asset
+//! basket's in [`warpmc_kernels::basket`] and [`crate::basket`]. A run draws its normals from a
+//! generator's streams (Monte Carlo) or from randomised Sobol' points ([`crate::qmc`]).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -13,19 +15,23 @@ use std::time::Instant;
 use serde::Serialize;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::split_f64;
-use warpmc_kernels::instrument::{PathSteps, flags, kind};
+use warpmc_kernels::basket::{self as kbasket, BasketJob, BasketLeg};
+use warpmc_kernels::instrument::{Legs, PathSteps, flags, kind};
 
 use crate::backend::Executor;
+use crate::basket::{BasketPayoff, BasketSpec, parse_list, parse_matrix, uniform_correlation};
 use crate::closed_form::{self, Market, OptionType};
 use crate::distributions::Transform;
 use crate::generators::GeneratorKind;
 use crate::pricing::{Mode, Z_95, limits};
+use crate::qmc::{QmcSettings, mean_se_of, replicate_means};
 use crate::{Error, Result};
 
 /// The instruments of this module, by their command-line names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InstrumentName {
+    AsianBasket,
     EuropeanCall,
     EuropeanPut,
     AsianArithmetic,
@@ -37,7 +43,8 @@ pub enum InstrumentName {
 }
 
 impl InstrumentName {
-    pub const ALL: [InstrumentName; 8] = [
+    pub const ALL: [InstrumentName; 9] = [
+        InstrumentName::AsianBasket,
         InstrumentName::EuropeanCall,
         InstrumentName::EuropeanPut,
         InstrumentName::AsianArithmetic,
@@ -50,6 +57,7 @@ impl InstrumentName {
 
     pub fn name(self) -> &'static str {
         match self {
+            InstrumentName::AsianBasket => "asian-basket",
             InstrumentName::EuropeanCall => "european-call",
             InstrumentName::EuropeanPut => "european-put",
             InstrumentName::AsianArithmetic => "asian-arithmetic",
@@ -65,11 +73,7 @@ impl InstrumentName {
     pub fn from_name(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|i| i.name() == name).ok_or_else(|| {
             let names: Vec<_> = Self::ALL.iter().map(|i| i.name()).collect();
-            Error::invalid(
-                "instrument",
-                name,
-                format!("one of {} (asian-basket is `warpmc price`'s default)", names.join(", ")),
-            )
+            Error::invalid("instrument", name, format!("one of {}", names.join(", ")))
         })
     }
 
@@ -81,7 +85,27 @@ impl InstrumentName {
             &["spot", "strike", "rate", "vol", "maturity", "dividend", "steps", "option", "barrier", "direction"];
         const FLOATING: &[&str] = &["spot", "rate", "vol", "maturity", "dividend", "steps", "option"];
         const GARCH: &[&str] = &["spot", "rate", "maturity", "steps", "a0", "a1", "a2", "vol0", "eps0"];
+        const BASKET: &[&str] = &[
+            "assets",
+            "spots",
+            "vols",
+            "dividends",
+            "weights",
+            "corr",
+            "correlation",
+            "payoff",
+            "strike",
+            "option",
+            "rate",
+            "maturity",
+            "steps",
+            "spot_a",
+            "spot_b",
+            "vol_a",
+            "vol_b",
+        ];
         match self {
+            InstrumentName::AsianBasket => BASKET,
             InstrumentName::EuropeanCall | InstrumentName::EuropeanPut => EURO,
             InstrumentName::AsianArithmetic | InstrumentName::AsianGeometric | InstrumentName::LookbackFixed => ASIAN,
             InstrumentName::AsianBarrier => BARRIER,
@@ -109,6 +133,28 @@ pub const PARAMS: &[(&str, &str, &str, &str)] = &[
     ("a2", "0.08", "[0, 1), a1 + a2 < 1", "GARCH weight A_2 of the last squared shock"),
     ("vol0", "0.01", "[0, 1]", "GARCH initial per-step volatility vol_0"),
     ("eps0", "0", "[-0.5, 0.5]", "GARCH initial shock ε_0"),
+    ("assets", "2", "[1, 32]", "basket: the number of assets N (default: the lists' length, else 2)"),
+    ("spots", "100", "(0, 1e12] each", "basket: initial prices, one for all or one per asset (a,b,...)"),
+    ("vols", "0.2,0.3,0.2,...", "[0, 5] each", "basket: volatilities (default: the chapter's 0.2 and 0.3, repeated)"),
+    ("dividends", "0", "[-1, 1] each", "basket: continuous dividend yields"),
+    ("weights", "1/N each", "(0, 1e12] each", "basket: weights w_k of the average payoff"),
+    ("corr", "0.5", "[-1, 1]", "basket: one correlation for every pair of assets"),
+    (
+        "correlation",
+        "none",
+        "N rows separated by ';' of N entries separated by ','",
+        "basket: the correlation matrix (symmetric positive semidefinite, unit diagonal)",
+    ),
+    (
+        "payoff",
+        "chapter",
+        "chapter or average",
+        "basket: the chapter's (mean of the maximum - final maximum)⁺, or (ω(mean of Σ w_k S_k - K))⁺",
+    ),
+    ("spot_a", "100", "(0, 1e12]", "basket, two assets: spots = spot_a,spot_b (the chapter's names)"),
+    ("spot_b", "100", "(0, 1e12]", "basket, two assets: the second spot"),
+    ("vol_a", "0.2", "[0, 5]", "basket, two assets: vols = vol_a,vol_b"),
+    ("vol_b", "0.3", "[0, 5]", "basket, two assets: the second volatility"),
 ];
 
 /// Default number of dates: 1 for the European, 256 (the chapter's) for the others.
@@ -116,6 +162,107 @@ pub fn default_steps(name: InstrumentName) -> u32 {
     match name {
         InstrumentName::EuropeanCall | InstrumentName::EuropeanPut => 1,
         _ => 256,
+    }
+}
+
+/// The `asian-basket`'s assets from its parameters (see [`PARAMS`]): lists of one value for all
+/// assets or one per asset, the chapter's two-asset names as aliases, `corr` or `correlation`.
+fn basket_params(params: &BTreeMap<String, String>) -> Result<BasketSpec> {
+    let has = |k: &str| params.contains_key(k);
+    let aliases = ["spot_a", "spot_b", "vol_a", "vol_b"];
+    let list_len = |k: &str| params.get(k).map(|t| t.split(',').count()).filter(|&n| n > 1);
+    let rows = params.get("correlation").map(|t| t.split(';').count());
+    let assets = match params.get("assets") {
+        Some(text) => {
+            let v = number("assets", text)?;
+            if v.fract() != 0.0 || !(1.0..=kbasket::MAX_ASSETS as f64).contains(&v) {
+                return Err(Error::invalid("assets", text, format!("[1, {}], an integer", kbasket::MAX_ASSETS)));
+            }
+            v as usize
+        }
+        None if aliases.iter().any(|k| has(k)) => 2,
+        None => {
+            ["spots", "vols", "dividends", "weights"].iter().filter_map(|k| list_len(k)).chain(rows).max().unwrap_or(2)
+        }
+    };
+    if aliases.iter().any(|k| has(k)) {
+        if assets != 2 {
+            return Err(Error::invalid(
+                "assets",
+                assets,
+                "2 with spot_a, spot_b, vol_a or vol_b (the chapter's two assets)",
+            ));
+        }
+        for (alias, list) in [("spot_a", "spots"), ("spot_b", "spots"), ("vol_a", "vols"), ("vol_b", "vols")] {
+            if has(alias) && has(list) {
+                return Err(Error::invalid("param", alias, format!("{alias} or {list}, not both")));
+            }
+        }
+    }
+    let pair = |a: &'static str, b: &'static str, d: [&str; 2]| -> Result<String> {
+        let x =
+            |k: &'static str, d: &str| params.get(k).map_or(Ok(d.parse::<f64>().expect("a default")), |t| number(k, t));
+        Ok(format!("{},{}", x(a, d[0])?, x(b, d[1])?))
+    };
+    let spots_text = match params.get("spots") {
+        Some(t) => t.clone(),
+        None if has("spot_a") || has("spot_b") => pair("spot_a", "spot_b", ["100", "100"])?,
+        None => "100".into(),
+    };
+    let vols_text = match params.get("vols") {
+        Some(t) => t.clone(),
+        None if has("vol_a") || has("vol_b") => pair("vol_a", "vol_b", ["0.2", "0.3"])?,
+        None => (0..assets).map(|k| if k % 2 == 0 { "0.2" } else { "0.3" }).collect::<Vec<_>>().join(","),
+    };
+    let spots = parse_list("spots", &spots_text, assets)?;
+    let vols = parse_list("vols", &vols_text, assets)?;
+    let dividends = parse_list("dividends", params.get("dividends").map_or("0", |s| s.as_str()), assets)?;
+    let weights = match params.get("weights") {
+        Some(t) => parse_list("weights", t, assets)?,
+        None => vec![1.0 / assets as f64; assets],
+    };
+    let correlation = match (params.get("corr"), params.get("correlation")) {
+        (Some(_), Some(_)) => return Err(Error::invalid("param", "corr", "corr or correlation, not both")),
+        (_, Some(text)) => parse_matrix(text, assets)?,
+        (Some(text), None) => {
+            let rho = number("corr", text)?;
+            in_range("corr", rho, rho.abs() <= 1.0)?;
+            uniform_correlation(assets, rho)
+        }
+        (None, None) => uniform_correlation(assets, 0.5),
+    };
+    let payoff = match params.get("payoff").map(|s| s.trim()) {
+        None | Some("chapter") => BasketPayoff::Chapter,
+        Some("average") => BasketPayoff::Average,
+        Some(other) => return Err(Error::invalid("payoff", other, "chapter or average")),
+    };
+    if payoff == BasketPayoff::Chapter
+        && let Some(k) = ["strike", "option"].into_iter().find(|k| has(k))
+    {
+        return Err(Error::invalid(
+            "param",
+            k,
+            "strike and option with payoff=average only (the chapter's payoff has none)",
+        ));
+    }
+    BasketSpec::new(payoff, spots, vols, dividends, weights, correlation)
+}
+
+/// What the kernels run for one sample: one-asset legs ([`Legs`]) or a basket's job and
+/// coefficient sets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelLegs {
+    Path(Legs),
+    Basket(BasketJob, Vec<BasketLeg>),
+}
+
+impl KernelLegs {
+    /// Legs per sample.
+    fn count(&self) -> u32 {
+        match self {
+            KernelLegs::Path(l) => l.count.clamp(1, 3),
+            KernelLegs::Basket(_, legs) => legs.len() as u32,
+        }
     }
 }
 
@@ -135,6 +282,9 @@ pub struct Instrument {
     pub barrier_up: bool,
     /// GARCH `A_0, A_1, A_2, vol_0, ε_0`.
     pub garch: [f64; 5],
+    /// The `asian-basket`'s assets (its `spot`, `vol` and `dividend` above are asset 1's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basket: Option<BasketSpec>,
 }
 
 fn param_entry(key: &str) -> Option<&'static (&'static str, &'static str, &'static str, &'static str)> {
@@ -206,8 +356,26 @@ impl Instrument {
         let barrier = get("barrier")?;
         let barrier_up = word("direction", "up", "down", true)?;
         let garch = [get("a0")?, get("a1")?, get("a2")?, get("vol0")?, get("eps0")?];
-        let i =
-            Instrument { name, spot, strike, rate, vol, maturity, dividend, steps, put, barrier, barrier_up, garch };
+        let basket = if name == InstrumentName::AsianBasket { Some(basket_params(params)?) } else { None };
+        let (spot, vol, dividend) = match &basket {
+            Some(b) => (b.spots[0], b.vols[0], b.dividends[0]),
+            None => (spot, vol, dividend),
+        };
+        let i = Instrument {
+            name,
+            spot,
+            strike,
+            rate,
+            vol,
+            maturity,
+            dividend,
+            steps,
+            put,
+            barrier,
+            barrier_up,
+            garch,
+            basket,
+        };
         i.validate()?;
         Ok(i)
     }
@@ -231,10 +399,20 @@ impl Instrument {
         in_range("a2", a2, (0.0..1.0).contains(&a2) && a1 + a2 < 1.0)?;
         in_range("vol0", vol0, (0.0..=1.0).contains(&vol0))?;
         in_range("eps0", eps0, eps0.abs() <= 0.5)?;
+        if let Some(b) = &self.basket {
+            BasketSpec::new(
+                b.payoff,
+                b.spots.clone(),
+                b.vols.clone(),
+                b.dividends.clone(),
+                b.weights.clone(),
+                b.correlation.clone(),
+            )?;
+        }
         Ok(())
     }
 
-    fn market(&self) -> Market {
+    pub(crate) fn market(&self) -> Market {
         Market {
             spot: self.spot,
             rate: self.rate,
@@ -244,7 +422,7 @@ impl Instrument {
         }
     }
 
-    fn option_type(&self) -> OptionType {
+    pub(crate) fn option_type(&self) -> OptionType {
         if self.put { OptionType::Put } else { OptionType::Call }
     }
 
@@ -263,6 +441,9 @@ impl Instrument {
     /// The unit `U` of the kernels' values: the largest of the spot, the forward and the strike,
     /// so that payoffs and their squares sit well inside the exact sums' range.
     pub fn unit(&self) -> f64 {
+        if let Some(b) = &self.basket {
+            return b.unit(self.rate, self.maturity, self.strike);
+        }
         let forward = self.spot * (self.carry() * self.maturity).exp();
         let mut u = self.spot.max(forward);
         if self.uses_strike() {
@@ -272,10 +453,54 @@ impl Instrument {
     }
 
     fn uses_strike(&self) -> bool {
-        !matches!(self.name, InstrumentName::LookbackFloating | InstrumentName::LookbackGarch)
+        match &self.basket {
+            Some(b) => b.payoff == BasketPayoff::Average,
+            None => !matches!(self.name, InstrumentName::LookbackFloating | InstrumentName::LookbackGarch),
+        }
     }
 
-    /// The kernels' input: per-step coefficients rounded once from `f64`.
+    /// What the kernels run for one sample of the price: one leg of weight 1.
+    pub fn kernel_legs(&self, transform: Transform, antithetic: bool) -> KernelLegs {
+        match &self.basket {
+            Some(_) => KernelLegs::Basket(
+                self.basket_job(transform, antithetic, 1),
+                vec![self.basket_leg_in(self.unit(), 1.0)],
+            ),
+            None => KernelLegs::Path(Legs::single(self.kernel_steps(transform, antithetic))),
+        }
+    }
+
+    /// The basket kernels' shared input for `legs` legs (a basket only).
+    pub fn basket_job(&self, transform: Transform, antithetic: bool, legs: u32) -> BasketJob {
+        let b = self.basket.as_ref().expect("a basket");
+        let mut f = 0;
+        if self.put {
+            f |= kbasket::flags::PUT;
+        }
+        if antithetic {
+            f |= kbasket::flags::ANTITHETIC;
+        }
+        BasketJob {
+            assets: b.assets() as u32,
+            steps: self.steps,
+            normals: transform.code(),
+            flags: f,
+            payoff: match b.payoff {
+                BasketPayoff::Chapter => kbasket::payoff::CHAPTER,
+                BasketPayoff::Average => kbasket::payoff::AVERAGE,
+            },
+            legs,
+        }
+    }
+
+    /// This basket's coefficient set in units of `u`, with weight `w` in the sample.
+    pub fn basket_leg_in(&self, u: f64, w: f64) -> BasketLeg {
+        let b = self.basket.as_ref().expect("a basket");
+        b.leg(self.rate, self.maturity, self.steps, u, self.strike, w)
+    }
+
+    /// The one-asset kernels' input: per-step coefficients rounded once from `f64` (the basket
+    /// has its own, [`Self::kernel_legs`]; asked here, it gets a European's).
     pub fn kernel_steps(&self, transform: Transform, antithetic: bool) -> PathSteps {
         self.kernel_steps_in(transform, antithetic, self.unit())
     }
@@ -285,7 +510,7 @@ impl Instrument {
     pub fn kernel_steps_in(&self, transform: Transform, antithetic: bool, u: f64) -> PathSteps {
         let dt = self.maturity / self.steps as f64;
         let code = match self.name {
-            InstrumentName::EuropeanCall | InstrumentName::EuropeanPut => kind::EUROPEAN,
+            InstrumentName::EuropeanCall | InstrumentName::EuropeanPut | InstrumentName::AsianBasket => kind::EUROPEAN,
             InstrumentName::AsianArithmetic => kind::ASIAN_ARITHMETIC,
             InstrumentName::AsianGeometric => kind::ASIAN_GEOMETRIC,
             InstrumentName::AsianBarrier => kind::ASIAN_BARRIER,
@@ -326,6 +551,9 @@ impl Instrument {
     /// deterministic value, computed directly).
     pub fn control_expectation(&self) -> Option<f64> {
         let u = self.unit();
+        if let Some(b) = &self.basket {
+            return b.control_expectation(self.rate, self.maturity, self.steps, u, self.strike, self.put);
+        }
         match self.name {
             InstrumentName::AsianArithmetic | InstrumentName::AsianBarrier => {
                 Some(self.geometric_price()? / self.discount() / u)
@@ -367,7 +595,7 @@ impl Instrument {
                 .ok()
                 .map(|price| Reference { price, kind: "BGK-corrected continuous (approximate)" }),
             InstrumentName::LookbackGarch => self.garch_constant_vol_reference().and_then(exact),
-            InstrumentName::AsianArithmetic | InstrumentName::AsianBarrier => None,
+            InstrumentName::AsianArithmetic | InstrumentName::AsianBarrier | InstrumentName::AsianBasket => None,
         }
     }
 
@@ -418,6 +646,8 @@ pub struct RunSettings {
     /// Also estimate the Greeks ([`crate::greeks`]) on the same paths (read by the CLI and job
     /// files; [`price`] itself ignores it).
     pub greeks: bool,
+    /// Randomised quasi-Monte Carlo instead of the generator's streams ([`crate::qmc`]).
+    pub qmc: Option<QmcSettings>,
 }
 
 impl Default for RunSettings {
@@ -430,6 +660,7 @@ impl Default for RunSettings {
             transform: Transform::BoxMuller,
             antithetic: false,
             greeks: false,
+            qmc: None,
         }
     }
 }
@@ -440,19 +671,47 @@ impl RunSettings {
             return Err(Error::invalid("paths", self.paths, format!("[{}, 2^40]", limits::PATHS_MIN)));
         }
         if generator_check
+            && self.qmc.is_none()
             && let Some(allowed) = crate::backend::basket_transform_refusal(self.transform.code(), self.generator)
         {
             return Err(Error::invalid("transform", self.transform.name(), allowed));
         }
         Ok(())
     }
+
+    /// [`Self::validate`] for instrument `i`: also the QMC settings against its dates (the
+    /// basket has no QMC).
+    pub fn validate_for(&self, i: &Instrument) -> Result<()> {
+        self.validate(true)?;
+        if let Some(q) = &self.qmc {
+            if i.basket.is_some() {
+                return Err(Error::invalid(
+                    "qmc",
+                    i.name.name(),
+                    "the one-asset instruments (the basket's multi-asset Brownian bridge is not built)",
+                ));
+            }
+            q.validate(self.paths, i.steps)?;
+        }
+        Ok(())
+    }
 }
 
 /// Mean and standard error of `n` samples from their exact sums.
-fn mean_se(n: f64, sum: f64, sum_sq: f64) -> (f64, f64) {
+pub(crate) fn mean_se(n: f64, sum: f64, sum_sq: f64) -> (f64, f64) {
     let mean = sum / n;
     let var = ((sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
     (mean, (var / n).sqrt())
+}
+
+/// Mean and standard error of the samples' first quantity from a run's parts: one part is
+/// Monte Carlo's ordinary estimate, several are QMC replicates (the mean of their means and its
+/// standard error from their spread).
+pub(crate) fn mean_and_se(parts: &[PairMoments]) -> (f64, f64) {
+    match parts {
+        [m] => mean_se(m.n as f64, m.sum_a.to_f64(), m.sum_aa.to_f64()),
+        _ => mean_se_of(&replicate_means(parts).0),
+    }
 }
 
 /// The control-variate estimate from the run's own sums.
@@ -493,35 +752,31 @@ pub struct InstrumentReport {
     pub reference: Option<Reference>,
     /// `(price - reference) / std_error`.
     pub z: Option<f64>,
+    /// Randomised QMC's points (the generator and transform then play no part: the normals
+    /// are Sobol' coordinates by inversion), or null for Monte Carlo.
+    pub qmc: Option<QmcReport>,
     pub contract: Instrument,
 }
 
-/// Turn a run's exact sums into a report (`wall` seconds, on `exec`).
-pub fn report(
-    i: &Instrument,
-    s: &RunSettings,
-    m: &PairMoments,
-    exec: &dyn Executor,
-    wall: f64,
-) -> Result<InstrumentReport> {
-    if m.out_of_range > 0 {
-        return Err(Error::OutOfRange(format!(
-            "{} of {} samples of {} left the accumulators' range (|value| < 2^31 in units of {}): the price would \
-             be biased; reduce vol or maturity",
-            m.out_of_range,
-            m.n,
-            i.name.name(),
-            i.unit()
-        )));
-    }
+/// Where a QMC run's points came from, in its report.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct QmcReport {
+    pub replicates: u32,
+    pub points_per_replicate: u64,
+    pub scramble: crate::qmc::Scramble,
+    pub construction: crate::qmc::Construction,
+    /// The direction numbers' table.
+    pub directions: &'static str,
+}
+
+/// Price, standard error and control variate of one Monte Carlo run's sums, in units of the
+/// kernels (times `scale` for the currency).
+fn mc_estimates(m: &PairMoments, expected: Option<f64>, scale: f64) -> (f64, f64, Option<ControlVariate>) {
     let n = m.n as f64;
-    let scale = i.discount() * i.unit();
     let (sa, sb) = (m.sum_a.to_f64(), m.sum_b.to_f64());
     let (saa, sbb, sab) = (m.sum_aa.to_f64(), m.sum_bb.to_f64(), m.sum_ab.to_f64());
     let (mean, se) = mean_se(n, sa, saa);
-    let price = scale * mean;
-    let std_error = scale * se;
-    let control_variate = i.control_expectation().and_then(|expected| {
+    let control_variate = expected.and_then(|expected| {
         let (mb, seb) = mean_se(n, sb, sbb);
         let var_a = (saa - n * mean * mean) / (n - 1.0);
         let var_b = (sbb - n * mb * mb) / (n - 1.0);
@@ -540,8 +795,95 @@ pub fn report(
             check_z: (mb - expected) / seb,
         })
     });
+    (scale * mean, scale * se, control_variate)
+}
+
+/// The same from independent replicates' sums (randomised QMC, [`crate::qmc`]): the mean of the
+/// replicates' means and its standard error from their spread; the control variate's `β` from
+/// all points pooled.
+fn replicate_estimates(
+    parts: &[PairMoments],
+    pooled: &PairMoments,
+    expected: Option<f64>,
+    scale: f64,
+) -> (f64, f64, Option<ControlVariate>) {
+    let (ma, mb) = replicate_means(parts);
+    let (mean, se) = mean_se_of(&ma);
+    let control_variate = expected.and_then(|expected| {
+        let n = pooled.n as f64;
+        let (pa, pb) = (pooled.sum_a.to_f64() / n, pooled.sum_b.to_f64() / n);
+        let var_a = (pooled.sum_aa.to_f64() - n * pa * pa) / (n - 1.0);
+        let var_b = (pooled.sum_bb.to_f64() - n * pb * pb) / (n - 1.0);
+        let cov = (pooled.sum_ab.to_f64() - n * pa * pb) / (n - 1.0);
+        if !(var_b > 0.0) || !(var_a > 0.0) {
+            return None;
+        }
+        let beta = cov / var_b;
+        let adjusted: Vec<f64> = ma.iter().zip(&mb).map(|(a, b)| a - beta * (b - expected)).collect();
+        let (price, se_cv) = mean_se_of(&adjusted);
+        let (mean_b, se_b) = mean_se_of(&mb);
+        Some(ControlVariate {
+            price: scale * price,
+            std_error: scale * se_cv,
+            beta,
+            variance_reduction: if se_cv > 0.0 { (se / se_cv) * (se / se_cv) } else { f64::INFINITY },
+            check_z: (mean_b - expected) / se_b,
+        })
+    });
+    (scale * mean, scale * se, control_variate)
+}
+
+/// Price, standard error and control variate of `i` from a run's parts (one for Monte Carlo,
+/// one per replicate for QMC), in the currency.
+pub(crate) fn estimates(i: &Instrument, parts: &[PairMoments]) -> (f64, f64, Option<ControlVariate>) {
+    let scale = i.discount() * i.unit();
+    let expected = i.control_expectation();
+    match parts {
+        [m] => mc_estimates(m, expected, scale),
+        _ => {
+            let mut pooled = PairMoments::ZERO;
+            for p in parts {
+                pooled.merge(p);
+            }
+            replicate_estimates(parts, &pooled, expected, scale)
+        }
+    }
+}
+
+/// Turn a run's exact sums into a report (`wall` seconds, on `exec`): one part for Monte
+/// Carlo, one per replicate for QMC.
+pub fn report(
+    i: &Instrument,
+    s: &RunSettings,
+    parts: &[PairMoments],
+    exec: &dyn Executor,
+    wall: f64,
+) -> Result<InstrumentReport> {
+    let mut m = PairMoments::ZERO;
+    for p in parts {
+        m.merge(p);
+    }
+    if m.out_of_range > 0 {
+        return Err(Error::OutOfRange(format!(
+            "{} of {} samples of {} left the accumulators' range (|value| < 2^31 in units of {}): the price would \
+             be biased; reduce vol or maturity",
+            m.out_of_range,
+            m.n,
+            i.name.name(),
+            i.unit()
+        )));
+    }
+    let n = m.n as f64;
+    let (price, std_error, control_variate) = estimates(i, parts);
     let reference = i.reference();
     let z = reference.and_then(|r| (std_error > 0.0).then(|| (price - r.price) / std_error));
+    let qmc = s.qmc.map(|q| QmcReport {
+        replicates: q.replicates,
+        points_per_replicate: q.points(s.paths),
+        scramble: q.scramble,
+        construction: q.construction,
+        directions: "Joe and Kuo, new-joe-kuo-6.21201",
+    });
     Ok(InstrumentReport {
         instrument: i.name.name(),
         price,
@@ -551,7 +893,7 @@ pub fn report(
         steps: i.steps,
         seed: s.seed,
         generator: s.generator,
-        transform: s.transform,
+        transform: if qmc.is_some() { Transform::Inversion } else { s.transform },
         backend: exec.kind().to_string(),
         device: exec.description(),
         mode: s.mode,
@@ -562,6 +904,7 @@ pub fn report(
         control_variate,
         reference,
         z,
+        qmc,
         contract: i.clone(),
     })
 }
@@ -579,23 +922,77 @@ pub fn price_with_progress(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<InstrumentReport> {
     i.validate()?;
-    s.validate(true)?;
-    let p = i.kernel_steps(s.transform, s.antithetic);
-    let passes = if s.antithetic { 2 } else { 1 } * if i.name == InstrumentName::LookbackGarch { 2 } else { 1 };
-    let batch = exec.batch_paths(i.steps.saturating_mul(passes)).max(1);
+    s.validate_for(i)?;
+    let legs = i.kernel_legs(s.transform, s.antithetic);
     let start = Instant::now();
-    let mut total = PairMoments::ZERO;
-    let mut first = 0;
-    while first < s.paths {
-        let end = (first + batch).min(s.paths);
-        total.merge(&exec.instrument(&p, s.generator, s.seed, first..end, s.mode)?);
-        first = end;
-        progress(first, s.paths);
+    let parts = run_legs(exec, i, &legs, s, progress)?;
+    report(i, s, &parts, exec, start.elapsed().as_secs_f64())
+}
+
+/// Exact sums of Monte Carlo samples `range` of `legs` with the generator, seed and mode of `s`.
+pub fn run_range(
+    exec: &dyn Executor,
+    legs: &KernelLegs,
+    s: &RunSettings,
+    range: std::ops::Range<u64>,
+) -> Result<PairMoments> {
+    match legs {
+        KernelLegs::Path(l) => exec.instrument_legs(l, s.generator, s.seed, range, s.mode),
+        KernelLegs::Basket(job, coef) => exec.basket(job, coef, s.generator, s.seed, range, s.mode),
     }
-    if total.n != s.paths {
-        return Err(Error::Gpu(format!("the backend accounted for {} of {} samples", total.n, s.paths)));
+}
+
+/// Exact sums of `legs` over samples `0..s.paths` of instrument `i`, in batches the backend can
+/// take (`progress(done, total)` after each): one part for Monte Carlo, one per replicate for
+/// QMC. Every sample of a batch must be accounted for.
+pub(crate) fn run_legs(
+    exec: &dyn Executor,
+    i: &Instrument,
+    legs: &KernelLegs,
+    s: &RunSettings,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<PairMoments>> {
+    // Path work per sample: the steps (times the assets), twice for antithetic pairs and for
+    // the GARCH replay, once per leg.
+    let passes = if s.antithetic { 2 } else { 1 } * if i.name == InstrumentName::LookbackGarch { 2 } else { 1 };
+    let assets = i.basket.as_ref().map_or(1, |b| b.assets() as u32);
+    let work = i.steps.saturating_mul(passes).saturating_mul(legs.count()).saturating_mul(assets);
+    let batch = exec.batch_paths(work).max(1);
+    // Samples `0..count` of one part, `run(range)` per batch; `done` counts across parts.
+    let mut done = 0;
+    let mut part =
+        |count: u64, run: &mut dyn FnMut(std::ops::Range<u64>) -> Result<PairMoments>| -> Result<PairMoments> {
+            let mut total = PairMoments::ZERO;
+            let mut first = 0;
+            while first < count {
+                let end = (first + batch).min(count);
+                total.merge(&run(first..end)?);
+                done += end - first;
+                first = end;
+                progress(done, s.paths);
+            }
+            if total.n != count {
+                return Err(Error::Gpu(format!("the backend accounted for {} of {} samples", total.n, count)));
+            }
+            Ok(total)
+        };
+    match (&s.qmc, legs) {
+        (None, _) => Ok(vec![part(s.paths, &mut |r| run_range(exec, legs, s, r))?]),
+        (Some(q), KernelLegs::Path(l)) => {
+            let dims = q.dimensions(i.steps);
+            let directions = q.directions(dims)?;
+            let params = q.params(dims);
+            (0..q.replicates)
+                .map(|r| {
+                    let keys = q.keys(s.seed, r, dims);
+                    part(q.points(s.paths), &mut |range| {
+                        exec.instrument_qmc(l, &params, &directions, &keys, range, s.mode)
+                    })
+                })
+                .collect()
+        }
+        (Some(_), KernelLegs::Basket(..)) => Err(Error::invalid("qmc", i.name.name(), "the one-asset instruments")),
     }
-    report(i, s, &total, exec, start.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]

@@ -9,6 +9,10 @@
 //! transform = "box-muller"
 //! antithetic = false
 //! greeks = false             # also delta, gamma and vega with their standard errors
+//! qmc = false                # randomised QMC (one-asset instruments), with:
+//! replicates = 16
+//! scramble = "owen"          # or "shift"
+//! construction = "bridge"    # or "increments"
 //!
 //! [[instrument]]
 //! name = "european-call"     # any name of `warpmc price --instrument`
@@ -16,12 +20,13 @@
 //! paths = 1000000            # run keys may be overridden per instrument
 //! ```
 //!
-//! The chapter's two-asset basket is `name = "asian-basket"` with the keys `spot_a`, `spot_b`,
-//! `vol_a`, `vol_b`, `corr`, `rate`, `maturity` and `steps` (defaults: `warpmc price`'s); it
-//! takes the run keys but `antithetic` and `greeks`, which it does not offer.
+//! The `N`-asset basket is `name = "asian-basket"`; its lists are TOML arrays
+//! (`spots = [100, 95, 110]`) and its matrix an array of rows (`correlation = [[1, 0.3], [0.3,
+//! 1]]`); the chapter's keys `spot_a`, `spot_b`, `vol_a`, `vol_b` and `corr` still describe its
+//! two-asset basket, whose defaults these are.
 //!
-//! Values are numbers, strings or booleans as the key expects; `option = "put"`,
-//! `direction = "down"`. An unknown key, a value of the wrong type or outside its range, or
+//! Values are numbers, strings, booleans or (for the basket) arrays as the key expects;
+//! `option = "put"`, `direction = "down"`. An unknown key, a value of the wrong type or outside its range, or
 //! malformed TOML is an error naming the instrument (by position and name) and the key.
 
 use std::collections::BTreeMap;
@@ -31,93 +36,30 @@ use clap::ValueEnum;
 use crate::distributions::Transform;
 use crate::generators::GeneratorKind;
 use crate::instruments::{Instrument, InstrumentName, RunSettings};
-use crate::pricing::{AsianBasket, Mode, PricingJob};
+use crate::pricing::Mode;
+use crate::qmc::{Construction, QmcSettings, Scramble};
 use crate::{Error, Result};
 
-/// The keys of the chapter's basket in a job file.
-pub const BASKET_KEYS: [&str; 8] = ["spot_a", "spot_b", "vol_a", "vol_b", "corr", "rate", "maturity", "steps"];
-
-/// What one entry prices.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Contract {
-    /// A one-asset instrument (`warpmc::instruments`).
-    Instrument(Instrument),
-    /// The chapter's two-asset basket, with its number of dates.
-    Basket(AsianBasket, u32),
-}
-
-impl Contract {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Contract::Instrument(i) => i.name.name(),
-            Contract::Basket(..) => "asian-basket",
-        }
-    }
-}
-
 /// The run keys, in `[run]` and in each `[[instrument]]`.
-pub const RUN_KEYS: [&str; 7] = ["paths", "seed", "mode", "generator", "transform", "antithetic", "greeks"];
+pub const RUN_KEYS: [&str; 11] = [
+    "paths",
+    "seed",
+    "mode",
+    "generator",
+    "transform",
+    "antithetic",
+    "greeks",
+    "qmc",
+    "replicates",
+    "scramble",
+    "construction",
+];
 
 /// One instrument of a job file, with its settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobEntry {
-    pub contract: Contract,
+    pub instrument: Instrument,
     pub settings: RunSettings,
-}
-
-impl JobEntry {
-    /// The basket's pricing job (`None` for a one-asset instrument).
-    pub fn basket_job(&self) -> Option<PricingJob> {
-        match self.contract {
-            Contract::Basket(option, steps) => Some(PricingJob {
-                option,
-                steps,
-                paths: self.settings.paths,
-                seed: self.settings.seed,
-                mode: self.settings.mode,
-                generator: self.settings.generator,
-                transform: self.settings.transform,
-            }),
-            Contract::Instrument(_) => None,
-        }
-    }
-}
-
-/// The basket's entry from its `key = value` table (run keys already removed).
-fn basket(at: &str, params: &BTreeMap<String, &toml::Value>, settings: &RunSettings) -> Result<JobEntry> {
-    let mut option = AsianBasket::default();
-    let mut steps = 256u32;
-    for (k, v) in params {
-        let Some(x) = v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) else {
-            return Err(field_error(at, k, v, "a number"));
-        };
-        match k.as_str() {
-            "spot_a" => option.spot_a = x,
-            "spot_b" => option.spot_b = x,
-            "vol_a" => option.vol_a = x,
-            "vol_b" => option.vol_b = x,
-            "corr" => option.corr = x,
-            "rate" => option.rate = x,
-            "maturity" => option.maturity = x,
-            "steps" if x.fract() == 0.0 && (1.0..=crate::pricing::limits::STEPS_MAX as f64).contains(&x) => {
-                steps = x as u32
-            }
-            "steps" => {
-                return Err(field_error(at, k, v, format!("an integer in [1, {}]", crate::pricing::limits::STEPS_MAX)));
-            }
-            _ => return Err(field_error(at, k, v, format!("a key of asian-basket: {}", BASKET_KEYS.join(", ")))),
-        }
-    }
-    if settings.antithetic || settings.greeks {
-        let key = if settings.antithetic { "antithetic" } else { "greeks" };
-        return Err(field_error(at, key, true, "false: the basket has its own control variate, and no Greeks yet"));
-    }
-    let entry = JobEntry { contract: Contract::Basket(option, steps), settings: settings.clone() };
-    entry.basket_job().expect("a basket").validate().map_err(|e| match e {
-        Error::InvalidParameter { field, value, allowed } => field_error(at, field, value, allowed),
-        other => other,
-    })?;
-    Ok(entry)
 }
 
 /// Where in the file an error is: `instrument 2 (asian-barrier)`.
@@ -129,17 +71,54 @@ fn field_error(at: &str, key: &str, value: impl std::fmt::Display, allowed: impl
     Error::InvalidParameter { field: "job", value: format!("{at}: {key} = {value}"), allowed: allowed.into() }
 }
 
-/// A TOML value as the text `--param` would take, for the instrument's own parser.
+/// A TOML value as the text `--param` would take, for the instrument's own parser: an array
+/// of numbers as `a,b,c`, an array of such rows as `a,b;c,d` (the basket's lists and matrix).
 fn as_text(v: &toml::Value) -> Option<String> {
     match v {
         toml::Value::Integer(i) => Some(i.to_string()),
         toml::Value::Float(f) => Some(f.to_string()),
         toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Array(items) if !items.is_empty() => {
+            let sep = if items.iter().all(|x| x.is_array()) { ";" } else { "," };
+            let parts: Option<Vec<String>> = items
+                .iter()
+                .map(|x| match x {
+                    toml::Value::Array(_) if sep == ";" => as_text(x).filter(|t| !t.contains(';')),
+                    toml::Value::Integer(_) | toml::Value::Float(_) => as_text(x),
+                    _ => None,
+                })
+                .collect();
+            parts.map(|p| p.join(sep))
+        }
         _ => None,
     }
 }
 
-fn apply_run_key(s: &mut RunSettings, at: &str, key: &str, v: &toml::Value) -> Result<()> {
+/// Run keys as they are read: the QMC keys wait for the end of their table, since `qmc = true`
+/// may come after `replicates` (the file's key order is not kept).
+#[derive(Clone, Debug, Default)]
+struct Run {
+    s: RunSettings,
+    qmc_on: bool,
+    qmc: QmcSettings,
+    /// A QMC key other than `qmc` that was set, for the error when `qmc` is off.
+    qmc_key: Option<String>,
+}
+
+impl Run {
+    /// The settings, with QMC's (an error if a QMC key was set without `qmc = true`).
+    fn finish(&self, at: &str) -> Result<RunSettings> {
+        if !self.qmc_on
+            && let Some(k) = &self.qmc_key
+        {
+            return Err(field_error(at, k, "set", "with qmc = true only"));
+        }
+        Ok(RunSettings { qmc: self.qmc_on.then_some(self.qmc), ..self.s.clone() })
+    }
+}
+
+fn apply_run_key(run: &mut Run, at: &str, key: &str, v: &toml::Value) -> Result<()> {
+    let s = &mut run.s;
     let text = || as_text(v).unwrap_or_else(|| v.to_string());
     match key {
         "paths" => match v.as_integer() {
@@ -164,6 +143,25 @@ fn apply_run_key(s: &mut RunSettings, at: &str, key: &str, v: &toml::Value) -> R
         }
         "antithetic" => s.antithetic = v.as_bool().ok_or_else(|| field_error(at, key, v, "true or false"))?,
         "greeks" => s.greeks = v.as_bool().ok_or_else(|| field_error(at, key, v, "true or false"))?,
+        "qmc" => run.qmc_on = v.as_bool().ok_or_else(|| field_error(at, key, v, "true or false"))?,
+        "replicates" | "scramble" | "construction" => {
+            run.qmc_key = Some(key.to_string());
+            let q = &mut run.qmc;
+            match key {
+                "replicates" => match v.as_integer() {
+                    Some(n) if (0..=u32::MAX as i64).contains(&n) => q.replicates = n as u32,
+                    _ => return Err(field_error(at, key, v, "an integer in [2, 4096]")),
+                },
+                "scramble" => {
+                    q.scramble = Scramble::from_str(&text(), false)
+                        .map_err(|_| field_error(at, key, v, "\"owen\" or \"shift\""))?
+                }
+                _ => {
+                    q.construction = Construction::from_str(&text(), false)
+                        .map_err(|_| field_error(at, key, v, "\"bridge\" or \"increments\""))?
+                }
+            }
+        }
         _ => unreachable!("only RUN_KEYS are applied"),
     }
     Ok(())
@@ -176,7 +174,7 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<JobEntry>> {
         value: what.to_string(),
         allowed: format!("a TOML file: {}", e.to_string().trim_end()),
     })?;
-    let mut defaults = RunSettings::default();
+    let mut defaults = Run::default();
     for (key, value) in &doc {
         match (key.as_str(), value) {
             ("run", toml::Value::Table(run)) => {
@@ -211,47 +209,40 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<JobEntry>> {
             }
         };
         let at = place(index, &name_text);
-        let name = if name_text == "asian-basket" {
-            None
-        } else {
-            Some(InstrumentName::from_name(&name_text).map_err(|e| match e {
-                Error::InvalidParameter { allowed, .. } => {
-                    field_error(&at, "name", &name_text, format!("{allowed}, or asian-basket (the chapter's basket)"))
-                }
-                other => other,
-            })?)
-        };
+        let name = InstrumentName::from_name(&name_text).map_err(|e| match e {
+            Error::InvalidParameter { allowed, .. } => field_error(&at, "name", &name_text, allowed),
+            other => other,
+        })?;
         // Run keys set this entry's settings; the rest are the contract's parameters.
-        let mut settings = defaults.clone();
+        let mut run = defaults.clone();
         let mut raw = BTreeMap::new();
         for (k, v) in table {
             if k == "name" {
                 continue;
             }
             if RUN_KEYS.contains(&k.as_str()) {
-                apply_run_key(&mut settings, &at, k, v)?;
+                apply_run_key(&mut run, &at, k, v)?;
             } else {
                 raw.insert(k.clone(), v);
             }
         }
-        let Some(name) = name else {
-            out.push(basket(&at, &raw, &settings)?);
-            continue;
-        };
         let mut params = BTreeMap::new();
         for (k, v) in raw {
-            let text = as_text(v).ok_or_else(|| field_error(&at, &k, v, "a number or a string"))?;
+            let text = as_text(v).ok_or_else(|| {
+                field_error(&at, &k, v, "a number, a string, or (basket) an array of numbers or of rows")
+            })?;
             params.insert(k, text);
         }
         let instrument = Instrument::new(name, &params).map_err(|e| match e {
             Error::InvalidParameter { field, value, allowed } => field_error(&at, field, value, allowed),
             other => other,
         })?;
-        settings.validate(true).map_err(|e| match e {
+        let settings = run.finish(&at)?;
+        settings.validate_for(&instrument).map_err(|e| match e {
             Error::InvalidParameter { field, value, allowed } => field_error(&at, field, value, allowed),
             other => other,
         })?;
-        out.push(JobEntry { contract: Contract::Instrument(instrument), settings });
+        out.push(JobEntry { instrument, settings });
     }
     Ok(out)
 }
@@ -300,9 +291,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(jobs.len(), 2);
-        let (Contract::Instrument(a), Contract::Instrument(b)) = (&jobs[0].contract, &jobs[1].contract) else {
-            panic!("two instruments")
-        };
+        let (a, b) = (&jobs[0].instrument, &jobs[1].instrument);
         assert_eq!(a.strike, 90.0);
         assert_eq!((jobs[0].settings.paths, jobs[0].settings.seed), (5000, 7));
         assert_eq!(jobs[0].settings.transform, Transform::Inversion);
@@ -317,17 +306,65 @@ mod tests {
             "job.toml",
         )
         .unwrap();
-        let job = jobs[0].basket_job().expect("the basket");
-        assert_eq!((job.option.corr, job.steps, job.paths, job.seed), (-0.3, 64, 4000, 9));
-        assert_eq!(job.option.vol_b, AsianBasket::default().vol_b);
+        let (i, s) = (&jobs[0].instrument, &jobs[0].settings);
+        let b = i.basket.as_ref().expect("the basket");
+        assert_eq!((b.correlation[0][1], i.steps, s.paths, s.seed), (-0.3, 64, 4000, 9));
+        assert_eq!((b.spots.clone(), b.vols.clone()), (vec![100.0, 100.0], vec![0.2, 0.3]));
         let e = err("[[instrument]]\nname = \"asian-basket\"\ncorr = 1.5\n");
         assert!(e.contains("instrument 1 (asian-basket): corr = 1.5") && e.contains("[-1, 1]"), "{e}");
         let e = err("[[instrument]]\nname = \"asian-basket\"\nstrike = 100\n");
-        assert!(e.contains("strike") && e.contains("spot_a"), "{e}");
-        let e = err("[[instrument]]\nname = \"asian-basket\"\nantithetic = true\n");
-        assert!(e.contains("antithetic"), "{e}");
+        assert!(e.contains("strike") && e.contains("payoff=average"), "{e}");
         let e = err("[[instrument]]\nname = \"asian-basket\"\nsteps = 0\n");
         assert!(e.contains("steps"), "{e}");
+        let e = err("[[instrument]]\nname = \"asian-basket\"\nspot_a = 90\nspots = [1, 2]\n");
+        assert!(e.contains("spot_a or spots"), "{e}");
+    }
+
+    #[test]
+    fn an_n_asset_basket_from_arrays() {
+        let jobs = parse(
+            r#"
+            [[instrument]]
+            name = "asian-basket"
+            payoff = "average"
+            spots = [100, 95, 110]
+            vols = [0.2, 0.25, 0.3]
+            weights = [0.5, 0.25, 0.25]
+            correlation = [[1, 0.3, 0], [0.3, 1, 0.1], [0, 0.1, 1]]
+            strike = 101
+            option = "put"
+            "#,
+            "job.toml",
+        )
+        .unwrap();
+        let i = &jobs[0].instrument;
+        let b = i.basket.as_ref().unwrap();
+        assert_eq!((b.assets(), b.correlation[1][2], i.strike, i.put), (3, 0.1, 101.0, true));
+        let e = err("[[instrument]]\nname = \"asian-basket\"\ncorrelation = [[1, 0.9], [0.9, 1], [0, 0]]\n");
+        assert!(e.contains("correlation"), "{e}");
+        let e = err(
+            "[[instrument]]\nname = \"asian-basket\"\ncorrelation = [[1, 0.9, 0.9], [0.9, 1, -0.9], [0.9, -0.9, 1]]\n",
+        );
+        assert!(e.contains("positive semidefinite") && e.contains("entry (3, 3)"), "{e}");
+        let e = err("[[instrument]]\nname = \"asian-basket\"\nspots = [100, \"x\"]\n");
+        assert!(e.contains("spots") && e.contains("array"), "{e}");
+    }
+
+    #[test]
+    fn qmc_keys() {
+        let jobs = parse(
+            "[run]\nreplicates = 8\nqmc = true\npaths = 64\n[[instrument]]\nname = \"european-call\"\nscramble = \"shift\"\n",
+            "job.toml",
+        )
+        .unwrap();
+        let q = jobs[0].settings.qmc.expect("qmc on");
+        assert_eq!((q.replicates, q.scramble, q.construction), (8, Scramble::Shift, Construction::Bridge));
+        let e = err("[[instrument]]\nname = \"european-call\"\nreplicates = 8\n");
+        assert!(e.contains("replicates") && e.contains("qmc = true"), "{e}");
+        let e = err("[run]\nqmc = true\npaths = 1000\n[[instrument]]\nname = \"european-call\"\n");
+        assert!(e.contains("paths") && e.contains("multiple"), "{e}");
+        let e = err("[run]\nqmc = true\npaths = 64\n[[instrument]]\nname = \"asian-basket\"\n");
+        assert!(e.contains("qmc") && e.contains("one-asset"), "{e}");
     }
 
     #[test]
@@ -348,7 +385,9 @@ mod tests {
         let e = err("[run]\n");
         assert!(e.contains("at least one [[instrument]]"), "{e}");
         let e = err("[[instrument]]\nname = \"european-call\"\nstrike = [1, 2]\n");
-        assert!(e.contains("strike") && e.contains("a number or a string"), "{e}");
+        assert!(e.contains("strike = 1,2") && e.contains("(0, 1e12]"), "{e}");
+        let e = err("[[instrument]]\nname = \"european-call\"\nstrike = true\n");
+        assert!(e.contains("strike") && e.contains("a number, a string"), "{e}");
         let e = err("[[instrument]\nname = 3");
         assert!(e.contains("job.toml") && e.contains("TOML") && e.contains("line 1"), "{e}");
         let e = err("[[instrument]]\nname = \"european-call\"\nspot = nan\n");

@@ -27,9 +27,11 @@
 pub mod generators;
 
 pub mod backend;
+pub mod basket;
 pub mod bench;
 pub mod bulk;
 pub mod closed_form;
+pub mod convergence;
 pub mod curand_host;
 pub mod distributions;
 pub mod divergence;
@@ -39,7 +41,9 @@ pub mod generate;
 pub mod greeks;
 pub mod instruments;
 pub mod jobfile;
+pub mod plot;
 pub mod pricing;
+pub mod qmc;
 pub mod quality;
 pub mod rngs;
 pub mod sobol;

@@ -83,9 +83,9 @@ struct PriceArgs {
     /// --instrument, the same as --param steps=N).
     #[arg(long, allow_negative_numbers = true)]
     steps: Option<i64>,
-    /// Price a one-asset instrument instead of the Asian basket: european-call, european-put,
-    /// asian-arithmetic, asian-geometric, asian-barrier, lookback-floating, lookback-fixed or
-    /// lookback-garch (parameters in README.md, "Instruments").
+    /// Price an instrument instead of the chapter's basket: asian-basket (N assets),
+    /// european-call, european-put, asian-arithmetic, asian-geometric, asian-barrier,
+    /// lookback-floating, lookback-fixed or lookback-garch (parameters in README.md).
     #[arg(long)]
     instrument: Option<String>,
     /// An --instrument's parameter as KEY=VALUE, repeatable (spot=100 strike=110 ...).
@@ -103,6 +103,25 @@ struct PriceArgs {
     /// each one's error, time, variance reduction and speed-up (README.md "Variance reduction").
     #[arg(long)]
     efficiency: bool,
+    /// Randomised quasi-Monte Carlo (--instrument, one asset): Sobol' points (Joe and Kuo's
+    /// directions) through a Brownian bridge and inversion, in --replicates independent
+    /// randomisations whose spread gives the standard error; --paths is the total over them.
+    #[arg(long)]
+    qmc: bool,
+    /// QMC replicates, in [2, 4096]; --paths must be a multiple (a power of two per replicate is best).
+    #[arg(long, default_value_t = 16)]
+    replicates: u32,
+    /// QMC randomisation: owen (nested scrambling, hashed) or shift (a random digital shift).
+    #[arg(long, value_enum, default_value_t = warpmc::qmc::Scramble::Owen)]
+    scramble: warpmc::qmc::Scramble,
+    /// QMC path construction: bridge (Brownian bridge) or increments (in time order).
+    #[arg(long, value_enum, default_value_t = warpmc::qmc::Construction::Bridge)]
+    construction: warpmc::qmc::Construction,
+    /// Draw the price's convergence (plain, antithetic, control variate and QMC estimates with
+    /// their 95% bands against the number of paths) and the payoff histogram into FILE.svg or
+    /// FILE.png (--instrument).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     /// Price the chapter's two options (the Asian basket and the GARCH lookback) and the
     /// validation instruments, each with --paths paths, in one table with references and
     /// z-scores (what `cargo xtask run-pricing` runs without arguments).
@@ -387,10 +406,10 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
     if a.suite {
         return price_suite(&a);
     }
-    if let Some(name) = a.instrument.as_deref().filter(|n| *n != "asian-basket") {
+    if let Some(name) = a.instrument.as_deref() {
         return price_instrument(&a, name);
     }
-    if !a.params.is_empty() || a.antithetic || a.greeks || a.efficiency {
+    if !a.params.is_empty() || a.antithetic || a.greeks || a.efficiency || a.qmc || a.plot.is_some() {
         return Err(Error::InvalidParameter {
             field: "param",
             value: if a.antithetic {
@@ -399,10 +418,15 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
                 "--greeks".into()
             } else if a.efficiency {
                 "--efficiency".into()
+            } else if a.qmc {
+                "--qmc".into()
+            } else if a.plot.is_some() {
+                "--plot".into()
             } else {
                 a.params.join(" ")
             },
-            allowed: "nothing without --instrument: the Asian basket takes --spot-a, --vol-a and the other flags"
+            allowed: "nothing without --instrument: the chapter's basket takes --spot-a, --vol-a and the other flags \
+                      (--instrument asian-basket takes --param, --antithetic, --greeks, --efficiency and --plot)"
                 .into(),
         });
     }
@@ -461,7 +485,14 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
 /// `warpmc price --suite`: the chapter's two options and the validation instruments, one table.
 fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
     use warpmc::instruments::{Instrument, InstrumentName, RunSettings, price};
-    if a.instrument.is_some() || !a.params.is_empty() || a.steps.is_some() || a.antithetic || a.greeks || a.efficiency
+    if a.instrument.is_some()
+        || !a.params.is_empty()
+        || a.steps.is_some()
+        || a.antithetic
+        || a.greeks
+        || a.efficiency
+        || a.qmc
+        || a.plot.is_some()
     {
         return Err(Error::InvalidParameter {
             field: "suite",
@@ -479,6 +510,7 @@ fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
         transform: a.transform,
         antithetic: false,
         greeks: false,
+        qmc: None,
     };
     settings.validate(true)?;
     // The chapter's basket, with its defaults.
@@ -497,21 +529,36 @@ fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
     };
     let contracts: Vec<(&str, InstrumentName, std::collections::BTreeMap<String, String>)> = vec![
         ("the chapter's GARCH lookback", InstrumentName::LookbackGarch, params(&[])),
-        ("GARCH lookback, a1 = a2 = 0", InstrumentName::LookbackGarch, params(&[("a1", "0"), ("a2", "0"), ("a0", "0.0001")])),
+        (
+            "GARCH lookback, a1 = a2 = 0",
+            InstrumentName::LookbackGarch,
+            params(&[("a1", "0"), ("a2", "0"), ("a0", "0.0001")]),
+        ),
         ("European call", InstrumentName::EuropeanCall, params(&[])),
         ("European put, dividend 2%", InstrumentName::EuropeanPut, params(&[("strike", "95"), ("dividend", "0.02")])),
         ("geometric Asian, 64 dates", InstrumentName::AsianGeometric, params(&[("steps", "64")])),
         ("arithmetic Asian, 64 dates", InstrumentName::AsianArithmetic, params(&[("steps", "64")])),
         ("floating lookback, 250 dates", InstrumentName::LookbackFloating, params(&[("steps", "250")])),
         ("fixed lookback, 250 dates", InstrumentName::LookbackFixed, params(&[("steps", "250")])),
+        (
+            "Asian basket, 4 assets, average payoff, 64 dates",
+            InstrumentName::AsianBasket,
+            params(&[("payoff", "average"), ("assets", "4"), ("corr", "0.3"), ("steps", "64")]),
+        ),
+        ("European call, QMC", InstrumentName::EuropeanCall, params(&[])),
+        ("geometric Asian, 64 dates, QMC", InstrumentName::AsianGeometric, params(&[("steps", "64")])),
     ];
+    // The QMC rows: 16 replicates of Sobol' points, on the largest multiple of 16 paths.
+    let qmc =
+        RunSettings { paths: paths - paths % 16, qmc: Some(warpmc::qmc::QmcSettings::default()), ..settings.clone() };
     let mut reports = Vec::new();
     for (label, name, p) in &contracts {
         let i = Instrument::new(*name, p)?;
         if !a.json {
             eprintln!("pricing {label} ...");
         }
-        reports.push((*label, price(exec.as_ref(), &i, &settings)?));
+        let s = if label.ends_with("QMC") { &qmc } else { &settings };
+        reports.push((*label, price(exec.as_ref(), &i, s)?));
     }
     if a.json {
         let mut all = vec![serde_json::to_value(&basket).expect("serialisable report")];
@@ -543,9 +590,10 @@ fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
         basket.paths_per_second
     );
     for (label, r) in &reports {
-        let reference = match r.reference {
-            Some(rf) => format!("{} ({})", num(rf.price), rf.kind),
-            None => "none".to_string(),
+        let reference = match (r.reference, r.control_variate) {
+            (Some(rf), _) => format!("{} ({})", num(rf.price), rf.kind),
+            (None, Some(cv)) if r.contract.basket.is_some() => format!("none; control's check z {:+.2}", cv.check_z),
+            (None, _) => "none".to_string(),
         };
         println!(
             "| {label} | {} | {} | {reference} | {} | {:.2} | {:.3e} |",
@@ -559,7 +607,10 @@ fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
     println!();
     println!(
         "z = (price - reference) / std error; approximate (BGK) references carry their own error (0.06% at 250 dates). \
-         The basket's check quantity is E[average - final] against its closed form."
+         The chapter's basket's check quantity is E[average - final] against its closed form; the 4-asset basket's is \
+         its geometric control against its closed form. QMC rows: {} paths in 16 replicates of Sobol' points (bridge, \
+         Owen scrambling), their std error from the replicates.",
+        qmc.paths
     );
     Ok(())
 }
@@ -626,8 +677,13 @@ fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
         transform: a.transform,
         antithetic: a.antithetic,
         greeks: a.greeks,
+        qmc: a.qmc.then_some(warpmc::qmc::QmcSettings {
+            replicates: a.replicates,
+            scramble: a.scramble,
+            construction: a.construction,
+        }),
     };
-    settings.validate(true)?;
+    settings.validate_for(&instrument)?;
     let exec = instrument_backend(a)?;
     if a.efficiency {
         return print_efficiency(a, exec.as_ref(), &instrument, &settings);
@@ -649,6 +705,9 @@ fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
         b.finish_and_clear();
     }
     let greeks = if a.greeks { Some(warpmc::greeks::greeks(exec.as_ref(), &instrument, &settings)?) } else { None };
+    if let Some(path) = &a.plot {
+        draw_plot(path, exec.as_ref(), &instrument, &settings, &r, a.json)?;
+    }
     if a.json {
         let mut v = serde_json::to_value(&r).expect("serialisable report");
         if let Some(g) = &greeks {
@@ -664,6 +723,38 @@ fn price_instrument(a: &PriceArgs, name: &str) -> warpmc::Result<()> {
     Ok(())
 }
 
+/// `--plot FILE`: the estimators' convergence and the payoff histogram of `i` (see
+/// `warpmc::convergence`), drawn by `warpmc::plot`.
+fn draw_plot(
+    path: &std::path::Path,
+    exec: &dyn warpmc::backend::Executor,
+    i: &warpmc::instruments::Instrument,
+    s: &warpmc::instruments::RunSettings,
+    r: &warpmc::instruments::InstrumentReport,
+    quiet: bool,
+) -> warpmc::Result<()> {
+    // The format is checked before the runs: a wrong extension costs nothing.
+    warpmc::plot::check_path(path)?;
+    if !quiet {
+        eprintln!("plotting: the plain, antithetic, control-variate and QMC estimators up to {} paths ...", s.paths);
+    }
+    let series = warpmc::convergence::convergence(exec, i, s)?;
+    let sample = s.paths.min(1 << 16);
+    let payoffs = warpmc::convergence::payoff_sample(i, s, sample);
+    let plot = warpmc::plot::PricePlot {
+        title: format!("{} ({} dates, seed {}, {})", r.instrument, r.steps, r.seed, r.backend),
+        series,
+        reference: r.reference.map(|rf| (rf.price, rf.kind.to_string())),
+        payoffs: &payoffs,
+        payoff_caption: format!("discounted payoffs of the first {sample} paths"),
+    };
+    warpmc::plot::draw(path, &plot)?;
+    if !quiet {
+        eprintln!("plot written to {}", path.display());
+    }
+    Ok(())
+}
+
 /// `--efficiency`: the plain, antithetic and control-variate estimators at equal time.
 fn print_efficiency(
     a: &PriceArgs,
@@ -671,11 +762,19 @@ fn print_efficiency(
     i: &warpmc::instruments::Instrument,
     s: &warpmc::instruments::RunSettings,
 ) -> warpmc::Result<()> {
-    if a.antithetic || a.greeks {
+    if a.antithetic || a.greeks || a.qmc || a.plot.is_some() {
         return Err(Error::InvalidParameter {
             field: "efficiency",
-            value: if a.antithetic { "--antithetic".into() } else { "--greeks".into() },
-            allowed: "--efficiency alone: it runs the plain and the antithetic estimator itself".into(),
+            value: if a.antithetic {
+                "--antithetic".into()
+            } else if a.greeks {
+                "--greeks".into()
+            } else if a.qmc {
+                "--qmc".into()
+            } else {
+                "--plot".into()
+            },
+            allowed: "--efficiency alone: it runs the plain, antithetic and QMC estimators itself".into(),
         });
     }
     let r = warpmc::efficiency::efficiency(exec, i, s)?;
@@ -683,8 +782,13 @@ fn print_efficiency(
         println!("{}", serde_json::to_string_pretty(&r).expect("serialisable report"));
         return Ok(());
     }
-    println!("warpmc: {} estimators at equal time ({} samples each, seed {}, {})", r.instrument, r.paths, r.seed, r.backend);
-    println!("| estimator | price | std error | paths simulated | time s | variance reduction per path | speed-up at equal time |");
+    println!(
+        "warpmc: {} estimators at equal time ({} samples each, seed {}, {})",
+        r.instrument, r.paths, r.seed, r.backend
+    );
+    println!(
+        "| estimator | price | std error | paths simulated | time s | variance reduction per path | speed-up at equal time |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for e in &r.estimators {
         println!(
@@ -699,6 +803,9 @@ fn print_efficiency(
         );
     }
     println!("speed-up = (se_plain^2 x t_plain) / (se^2 x t); the control variate comes from the plain run itself.");
+    if let Some(note) = &r.qmc_note {
+        println!("{note}");
+    }
     Ok(())
 }
 
@@ -734,11 +841,16 @@ fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
         || a.antithetic
         || a.greeks
         || a.efficiency
+        || a.qmc
+        || a.plot.is_some()
     {
         return Err(Error::InvalidParameter {
             field: "job",
             value: path.display().to_string(),
-            allowed: "a job file alone: --instrument, --param, --steps, --antithetic and --greeks go in the file".into(),
+            allowed:
+                "a job file alone: --instrument, --param, --steps, --antithetic, --greeks and --qmc go in the file \
+                      (--efficiency and --plot take one --instrument)"
+                    .into(),
         });
     }
     let jobs = warpmc::jobfile::read(path)?;
@@ -751,7 +863,7 @@ fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
                 indicatif::ProgressStyle::with_template("{spinner} {msg} {wide_bar} {pos}/{len} samples, {eta} left")
                     .expect("a valid template"),
             );
-            bar.set_message(format!("{}/{} {}", i + 1, jobs.len(), job.contract.name()));
+            bar.set_message(format!("{}/{} {}", i + 1, jobs.len(), job.instrument.name.name()));
             bar
         });
         let mut progress = |done: u64, _: u64| {
@@ -762,40 +874,26 @@ fn price_job_file(a: &PriceArgs, path: &std::path::Path) -> warpmc::Result<()> {
         if !a.json && i > 0 {
             println!();
         }
-        let value = match &job.contract {
-            warpmc::jobfile::Contract::Basket(..) => {
-                let r = price_asian_basket_with_progress(exec.as_ref(), &job.basket_job().expect("a basket"), &mut progress)?;
-                if let Some(b) = &bar {
-                    b.finish_and_clear();
-                }
-                if !a.json {
-                    print_report(&r);
-                }
-                serde_json::to_value(&r).expect("serialisable report")
-            }
-            warpmc::jobfile::Contract::Instrument(instrument) => {
-                let r = warpmc::instruments::price_with_progress(exec.as_ref(), instrument, &job.settings, &mut progress)?;
-                if let Some(b) = &bar {
-                    b.finish_and_clear();
-                }
-                let greeks = if job.settings.greeks {
-                    Some(warpmc::greeks::greeks(exec.as_ref(), instrument, &job.settings)?)
-                } else {
-                    None
-                };
-                if !a.json {
-                    print_instrument_report(&r);
-                    if let Some(g) = &greeks {
-                        print_greeks(g);
-                    }
-                }
-                let mut v = serde_json::to_value(&r).expect("serialisable report");
-                if let Some(g) = &greeks {
-                    v["greeks"] = serde_json::to_value(&g.greeks).expect("serialisable Greeks");
-                }
-                v
-            }
+        let instrument = &job.instrument;
+        let r = warpmc::instruments::price_with_progress(exec.as_ref(), instrument, &job.settings, &mut progress)?;
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        let greeks = if job.settings.greeks {
+            Some(warpmc::greeks::greeks(exec.as_ref(), instrument, &job.settings)?)
+        } else {
+            None
         };
+        if !a.json {
+            print_instrument_report(&r);
+            if let Some(g) = &greeks {
+                print_greeks(g);
+            }
+        }
+        let mut value = serde_json::to_value(&r).expect("serialisable report");
+        if let Some(g) = &greeks {
+            value["greeks"] = serde_json::to_value(&g.greeks).expect("serialisable Greeks");
+        }
         reports.push(value);
     }
     if a.json {
@@ -809,21 +907,47 @@ fn print_instrument_report(r: &warpmc::instruments::InstrumentReport) {
     let c = &r.contract;
     let name = c.name;
     println!("warpmc: {}", r.instrument);
-    let mut terms = vec![format!("spot {}", c.spot)];
+    let list = |v: &[f64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    let mut terms = match &c.basket {
+        Some(b) => {
+            let n = b.assets();
+            let off: Vec<f64> =
+                (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| b.correlation[i][j])).collect();
+            let corr = if n == 1 {
+                "one asset".to_string()
+            } else if off.windows(2).all(|w| w[0] == w[1]) {
+                format!("correlation {} for every pair", off[0])
+            } else {
+                format!("correlation matrix [{}]", b.correlation.iter().map(|r| list(r)).collect::<Vec<_>>().join("; "))
+            };
+            vec![
+                format!("{n} assets, payoff {}", b.payoff.name()),
+                format!("spots [{}]", list(&b.spots)),
+                format!("vols [{}]", list(&b.vols)),
+                format!("dividends [{}]", list(&b.dividends)),
+                format!("weights [{}]", list(&b.weights)),
+                corr,
+            ]
+        }
+        None => vec![format!("spot {}", c.spot)],
+    };
+    let average_basket = c.basket.as_ref().is_some_and(|b| b.payoff == warpmc::basket::BasketPayoff::Average);
     for (k, v) in [("strike", c.strike), ("barrier", c.barrier)] {
-        if name.params().contains(&k) {
+        if name.params().contains(&k) && (c.basket.is_none() || average_basket) {
             terms.push(format!("{k} {v}"));
         }
     }
     terms.push(format!("rate {}", c.rate));
-    if name == InstrumentName::LookbackGarch {
+    if c.basket.is_some() {
+        // The assets' terms are above.
+    } else if name == InstrumentName::LookbackGarch {
         let [a0, a1, a2, v0, e0] = c.garch;
         terms.push(format!("A0 {a0}, A1 {a1}, A2 {a2}, vol0 {v0}, eps0 {e0}"));
     } else {
         terms.push(format!("vol {}, dividend {}", c.vol, c.dividend));
     }
     terms.push(format!("maturity {} y", c.maturity));
-    if name.params().contains(&"option") {
+    if name.params().contains(&"option") && (c.basket.is_none() || average_basket) {
         terms.push((if c.put { "put" } else { "call" }).to_string());
     }
     if name == InstrumentName::AsianBarrier {
@@ -835,8 +959,21 @@ fn print_instrument_report(r: &warpmc::instruments::InstrumentReport) {
     println!("  steps        {}", r.steps);
     println!("  seed         {}", r.seed);
     println!("  mode         {}", r.mode.name());
-    println!("  generator    {}", r.generator);
-    println!("  transform    {}", r.transform.name());
+    match &r.qmc {
+        Some(q) => println!(
+            "  sampler      randomised QMC: Sobol' points ({}), {} scrambling, {} construction, inversion; {} \
+             replicates of {} points",
+            q.directions,
+            q.scramble.name(),
+            q.construction.name(),
+            q.replicates,
+            q.points_per_replicate
+        ),
+        None => {
+            println!("  generator    {}", r.generator);
+            println!("  transform    {}", r.transform.name());
+        }
+    }
     println!("  price        {}", num(r.price));
     println!("  std error    {}", num(r.std_error));
     println!("  95% CI       [{}, {}]", num(r.ci95[0]), num(r.ci95[1]));
@@ -849,6 +986,16 @@ fn print_instrument_report(r: &warpmc::instruments::InstrumentReport) {
             cv.variance_reduction,
             cv.check_z
         ),
+        None if r
+            .contract
+            .basket
+            .as_ref()
+            .is_some_and(|b| b.assets() > 2 && b.payoff == warpmc::basket::BasketPayoff::Chapter) =>
+        {
+            println!(
+                "  with control variate  none (the chapter's payoff has a closed-form control for one or two assets only)"
+            )
+        }
         None => println!("  with control variate  none (the control has no variance here)"),
     }
     match (r.reference, r.z) {
@@ -1091,27 +1238,34 @@ fn check_kernels() -> warpmc::Result<()> {
             if warpmc::backend::basket_transform_refusal(t.code(), generator).is_some() {
                 continue;
             }
-            let contract = |name| {
-                warpmc::instruments::Instrument::new(name, &[("steps".to_string(), "9".to_string())].into())
-                    .expect("valid defaults")
-            };
-            let garch = contract(warpmc::instruments::InstrumentName::LookbackGarch).kernel_steps(t, true);
-            let barrier = contract(warpmc::instruments::InstrumentName::AsianBarrier).kernel_steps(t, false);
-            let legs = warpmc_kernels::instrument::Legs {
-                legs: [barrier; 3],
-                weights: [-2.0, 1.0, 1.0],
-                count: 3,
-                pad: 0,
-            };
+            let garch = nine_steps(warpmc::instruments::InstrumentName::LookbackGarch).kernel_steps(t, true);
+            let barrier = nine_steps(warpmc::instruments::InstrumentName::AsianBarrier).kernel_steps(t, false);
+            let legs =
+                warpmc_kernels::instrument::Legs { legs: [barrier; 3], weights: [-2.0, 1.0, 1.0], count: 3, pad: 0 };
             for mode in [Mode::Exact, Mode::Fast] {
                 gpu.instrument(&garch, generator, 3, 5..3000, mode)?;
                 gpu.instrument_legs(&legs, generator, 3, 5..3000, mode)?;
                 instruments += 2;
             }
+            // The N-asset basket: 5 assets with antithetic pairs, and three coefficient sets.
+            let basket = warpmc::instruments::Instrument::new(
+                warpmc::instruments::InstrumentName::AsianBasket,
+                &[("steps", "9"), ("assets", "5"), ("payoff", "average")]
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            )?;
+            let job = basket.basket_job(t, true, 3);
+            let u = basket.unit();
+            let sets = [basket.basket_leg_in(u, 1.0), basket.basket_leg_in(u, -2.0), basket.basket_leg_in(u, 1.0)];
+            for mode in [Mode::Exact, Mode::Fast] {
+                gpu.basket(&job, &sets, generator, 3, 5..3000, mode)?;
+                instruments += 1;
+            }
         }
         println!(
             "{generator}: init, 5 fills (short and long), {dists} distribution fills, {baskets} Asian basket runs, \
-             {instruments} instrument runs"
+             {instruments} instrument and N-asset basket runs"
         );
     }
     gpu.asian_basket_constant(&AsianBasket::default().kernel_job(8).steps, 0..5000)?;
@@ -1121,6 +1275,12 @@ fn check_kernels() -> warpmc::Result<()> {
     #[cfg(feature = "gpu")]
     check_study_kernels(gpu.as_ref())?;
     Ok(())
+}
+
+/// `name` with its default parameters and nine dates: a short job for `check-kernels`.
+fn nine_steps(name: warpmc::instruments::InstrumentName) -> warpmc::instruments::Instrument {
+    warpmc::instruments::Instrument::new(name, &[("steps".to_string(), "9".to_string())].into())
+        .expect("the defaults with nine steps are valid")
 }
 
 /// The Wallace pool kernels, the divergence diagnostics and the inversion sweep, once each.
@@ -1137,16 +1297,39 @@ fn check_study_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()
     device.diag_dist(polar.with_pre_cache(true).fill(), 4 * 77, 3, 77)?;
     device.diag_dist(DistSpec { lambda: Some(13.5), ..DistSpec::new(DistKind::Poisson) }.fill(), 4 * 77, 3, 77)?;
     device.inverse_cdf_sweep((1 << 32) - 100_000, 100_000)?;
-    let garch = warpmc::instruments::Instrument::new(
-        warpmc::instruments::InstrumentName::LookbackGarch,
-        &[("steps".to_string(), "9".to_string())].into(),
-    )?
-    .kernel_steps(Transform::BoxMuller, false);
+    let garch =
+        nine_steps(warpmc::instruments::InstrumentName::LookbackGarch).kernel_steps(Transform::BoxMuller, false);
     let legs = warpmc_kernels::instrument::Legs::single(garch);
     device.time_instrument_constant(&legs, 3000)?;
     device.time_garch_stored(&legs, 3, 3000)?;
+    let basket = nine_steps(warpmc::instruments::InstrumentName::AsianBasket);
+    if let warpmc::instruments::KernelLegs::Basket(job, sets) = basket.kernel_legs(Transform::BoxMuller, false) {
+        device.time_basket_constant(&job, &sets, 3000)?;
+    }
+    // QMC: both kernels, both constructions and scrambles, a three-leg Greek with antithetic
+    // halves and a GARCH replay, on 9 dates (16 coordinates with the bridge).
+    for q in [
+        warpmc::qmc::QmcSettings::default(),
+        warpmc::qmc::QmcSettings {
+            scramble: warpmc::qmc::Scramble::Shift,
+            construction: warpmc::qmc::Construction::Increments,
+            replicates: 2,
+        },
+    ] {
+        let dims = q.dimensions(9);
+        let (directions, keys, params) = (q.directions(dims)?, q.keys(3, 1, dims), q.params(dims));
+        let barrier =
+            nine_steps(warpmc::instruments::InstrumentName::AsianBarrier).kernel_steps(Transform::BoxMuller, true);
+        let three =
+            warpmc_kernels::instrument::Legs { legs: [barrier; 3], weights: [-2.0, 1.0, 1.0], count: 3, pad: 0 };
+        for mode in [Mode::Exact, Mode::Fast] {
+            gpu.instrument_qmc(&three, &params, &directions, &keys, 5..3000, mode)?;
+            gpu.instrument_qmc(&legs, &params, &directions, &keys, 5..3000, mode)?;
+        }
+    }
     println!(
-        "wallace pools, divergence diagnostics (f32, counts), inversion sweep, instrument baseline, stored-path GARCH"
+        "wallace pools, divergence diagnostics (f32, counts), inversion sweep, instrument and basket baselines, \
+         stored-path GARCH, QMC instruments"
     );
     Ok(())
 }

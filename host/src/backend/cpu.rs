@@ -10,10 +10,12 @@ use std::ops::Range;
 use rayon::prelude::*;
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::{AsianBasketSteps, accumulate_constant_paths, accumulate_paths_with};
+use warpmc_kernels::basket::{self, BasketJob, BasketLeg};
 use warpmc_kernels::buffered::{ROUND_WORDS, lane_fill};
 use warpmc_kernels::dist::{Sampler, SamplerVisitor, Value, WarpSampler, dispatch, dispatch_counts, fill_warp_cached};
 use warpmc_kernels::fill::{GROUP, Group, Normals, Uniforms, UniformsF64, Words, fill_stream_sampled};
 use warpmc_kernels::instrument::{self, Legs};
+use warpmc_kernels::qmc::{self, QmcParams};
 use warpmc_kernels::real::{Double, Single};
 use warpmc_kernels::rng::{Generator, Uniform32};
 use warpmc_kernels::{Exact, Fast};
@@ -130,6 +132,39 @@ impl Executor for CpuExecutor {
             Mode::Exact => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Exact>(legs, seed, a, b, 1, acc)),
             Mode::Fast => self.sum_chunks(paths, |a, b, acc| instrument::accumulate::<G, Fast>(legs, seed, a, b, 1, acc)),
         }))
+    }
+
+    fn basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        super::check_basket(job, legs, generator)?;
+        Ok(with_generator!(generator, G => match mode {
+            Mode::Exact => self.sum_chunks(paths, |a, b, acc| basket::accumulate::<G, Exact>(job, legs, seed, a, b, 1, acc)),
+            Mode::Fast => self.sum_chunks(paths, |a, b, acc| basket::accumulate::<G, Fast>(job, legs, seed, a, b, 1, acc)),
+        }))
+    }
+
+    fn instrument_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        super::check_qmc(legs, q, directions, keys, &points)?;
+        let set = qmc::SobolSet { directions, keys, params: *q };
+        Ok(match mode {
+            Mode::Exact => self.sum_chunks(points, |a, b, acc| qmc::accumulate::<Exact>(legs, set, a, b, 1, acc)),
+            Mode::Fast => self.sum_chunks(points, |a, b, acc| qmc::accumulate::<Fast>(legs, set, a, b, 1, acc)),
+        })
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {

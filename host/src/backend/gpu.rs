@@ -16,8 +16,10 @@ use cudarc::driver::{
 };
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::basket::{BasketJob, BasketLeg};
 use warpmc_kernels::instrument::Legs;
 use warpmc_kernels::inverse_normal::InversionSweep;
+use warpmc_kernels::qmc::QmcParams;
 use warpmc_kernels::rng::Generator;
 
 use super::{BackendOptions, Executor, FillKind, Filler, StreamInit, state_words};
@@ -56,6 +58,10 @@ unsafe impl DeviceRepr for ByValue<warpmc_kernels::dist::DistParams> {}
 unsafe impl DeviceRepr for ByValue<Legs> {}
 // SAFETY: as above: one `PathSteps` (88 bytes, no implicit padding, no pointers).
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::instrument::PathSteps> {}
+// SAFETY: as above: `BasketJob` is `#[repr(C)]`, six u32, no pointers.
+unsafe impl DeviceRepr for ByValue<BasketJob> {}
+// SAFETY: as above: `QmcParams` is `#[repr(C)]`, four u32, no pointers.
+unsafe impl DeviceRepr for ByValue<QmcParams> {}
 
 /// A launch of `grid` blocks of `block` threads, each with `per_thread` bytes of dynamic shared
 /// memory.
@@ -91,6 +97,8 @@ struct GeneratorKernels {
     asian_any: [CudaFunction; 2],
     /// `instrument_{exact,fast}`: the one-asset instruments (`warpmc_kernels::instrument`).
     instrument: [CudaFunction; 2],
+    /// `basket_{exact,fast}`: the `N`-asset basket (`warpmc_kernels::basket`).
+    basket: [CudaFunction; 2],
     init: CudaFunction,
     fill_u32: CudaFunction,
     fill_uniform: CudaFunction,
@@ -133,6 +141,7 @@ impl GeneratorKernels {
             asian_fast: f("asian_basket_fast")?,
             asian_any: [f("asian_basket_any_exact")?, f("asian_basket_any_fast")?],
             instrument: [f("instrument_exact")?, f("instrument_fast")?],
+            basket: [f("basket_exact")?, f("basket_fast")?],
             init: f("init")?,
             fill_u32: f("fill_u32")?,
             fill_uniform: f("fill_uniform")?,
@@ -189,6 +198,10 @@ pub struct GpuExecutor {
     /// The instruments' constant-RNG baseline and the stored-path GARCH lookback (benchmark).
     instrument_constant: CudaFunction,
     garch_stored: CudaFunction,
+    /// The basket's constant-RNG baseline, and the one-asset instruments on QMC points
+    /// (`instrument_qmc_{exact,fast}`).
+    basket_constant: CudaFunction,
+    instrument_qmc: [CudaFunction; 2],
     /// The divergence diagnostics (`diag_dist_f32__philox4x32_10`, `diag_dist_u32__...`).
     diag: [CudaFunction; 2],
     /// The exhaustive inversion sweep (`inverse_cdf_sweep`).
@@ -265,6 +278,8 @@ impl GpuExecutor {
         let load = |name: &str| module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}")));
         let instrument_constant = load("instrument_constant_fast")?;
         let garch_stored = load("garch_stored_fast")?;
+        let basket_constant = load("basket_constant_fast")?;
+        let instrument_qmc = [load("instrument_qmc_exact")?, load("instrument_qmc_fast")?];
         let diag = [DIAG_F32, DIAG_U32]
             .map(|name| module.load_function(name).map_err(|e| Error::Gpu(format!("kernel {name}: {e:?}"))));
         let [d0, d1] = diag;
@@ -352,6 +367,8 @@ impl GpuExecutor {
             asian_constant,
             instrument_constant,
             garch_stored,
+            basket_constant,
+            instrument_qmc,
             diag,
             sweep,
             name,
@@ -908,6 +925,141 @@ impl GpuExecutor {
         self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))
     }
 
+    /// Launch the basket kernel of `generator` in `mode` over samples `paths` of `seed` (the
+    /// coefficient sets copied to the device), and return the per-warp words; with `timing`,
+    /// the kernel's time in milliseconds.
+    fn launch_basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+        timing: Option<&mut f64>,
+    ) -> Result<Vec<u64>> {
+        let k = self.kernels(generator);
+        let f = &k.basket[matches!(mode, Mode::Fast) as usize];
+        let shared = k.shared_per_thread;
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, paths.end - paths.start, shared, block)?;
+        let warps = grid as usize * block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let coef = self.stream.clone_htod(leg_bytes(legs)).map_err(gpu_err("copy basket coefficients"))?;
+        let arg = ByValue(*job);
+        let (first, end) = (paths.start, paths.end);
+        let launch = |out: &mut CudaSlice<u64>| -> Result<()> {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg).arg(&coef).arg(&seed).arg(&first).arg(&end).arg(out);
+            // SAFETY: the argument list matches `basket_{exact,fast}` (`gpu.rs`, `basket_kernels!`);
+            // `coef` holds `legs.len() == job.legs` coefficient sets (checked by `check_basket`);
+            // `out` holds WORDS words per warp of the grid; the block is a multiple of 32; the
+            // shared memory is what the generator's path kernels need.
+            unsafe { b.launch(config_block(grid, shared, block)) }.map_err(gpu_err("basket launch"))?;
+            Ok(())
+        };
+        match timing {
+            Some(ms) => *ms = self.time_ms(|| launch(&mut out))?,
+            None => launch(&mut out)?,
+        }
+        self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))
+    }
+
+    /// The basket's constant-RNG baseline (fast mode) over `paths` samples: its kernel time, ms,
+    /// and its sums.
+    pub fn time_basket_constant(&self, job: &BasketJob, legs: &[BasketLeg], paths: u64) -> Result<(f64, PairMoments)> {
+        super::check_basket(job, legs, GeneratorKind::default())?;
+        let f = &self.basket_constant;
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, paths, 0, block)?;
+        let warps = grid as usize * block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let coef = self.stream.clone_htod(leg_bytes(legs)).map_err(gpu_err("copy basket coefficients"))?;
+        let arg = ByValue(*job);
+        let (x0, dx, first) = (0.25f32, 1e-7f32, 0u64);
+        let ms = self.time_ms(|| {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&arg).arg(&coef).arg(&x0).arg(&dx).arg(&first).arg(&paths).arg(&mut out);
+            // SAFETY: the argument list matches `basket_constant_fast`; `coef` holds `job.legs`
+            // sets; `out` holds WORDS words per warp of the grid.
+            unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("basket baseline launch"))?;
+            Ok(())
+        })?;
+        Ok((ms, sum_warps(&self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))?)))
+    }
+
+    /// The basket's kernel time over `paths` samples, ms, and its sums (the benchmark).
+    #[allow(clippy::too_many_arguments)]
+    pub fn time_basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: u64,
+        mode: Mode,
+    ) -> Result<(f64, PairMoments)> {
+        super::check_basket(job, legs, generator)?;
+        let mut ms = 0.0;
+        let words = self.launch_basket(job, legs, generator, seed, 0..paths, mode, Some(&mut ms))?;
+        Ok((ms, sum_warps(&words)))
+    }
+
+    /// Launch the QMC instrument kernel in `mode` over points `points` of one replicate, and
+    /// return the per-warp words; with `timing`, the kernel's time in milliseconds.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: Range<u64>,
+        mode: Mode,
+        timing: Option<&mut f64>,
+    ) -> Result<Vec<u64>> {
+        let f = &self.instrument_qmc[matches!(mode, Mode::Fast) as usize];
+        let block = self.block_for(f)?;
+        let grid = self.grid_for_block(f, points.end - points.start, 0, block)?;
+        let warps = grid as usize * block as usize / 32;
+        let mut out = self.stream.alloc_zeros::<u64>(warps * PairMoments::WORDS).map_err(gpu_err("alloc"))?;
+        let dirs = self.stream.clone_htod(directions).map_err(gpu_err("copy direction numbers"))?;
+        let keys = self.stream.clone_htod(keys).map_err(gpu_err("copy scrambling keys"))?;
+        let (legs, q) = (ByValue(*legs), ByValue(*q));
+        let (first, end) = (points.start, points.end);
+        let launch = |out: &mut CudaSlice<u64>| -> Result<()> {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&legs).arg(&q).arg(&dirs).arg(&keys).arg(&first).arg(&end).arg(out);
+            // SAFETY: the argument list matches `instrument_qmc_{exact,fast}`; `dirs` holds 32
+            // words and `keys` one per dimension of `q.dims`, and `end <= 2^32` (checked by
+            // `check_qmc`); `out` holds WORDS words per warp of the grid.
+            unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("QMC instrument launch"))?;
+            Ok(())
+        };
+        match timing {
+            Some(ms) => *ms = self.time_ms(|| launch(&mut out))?,
+            None => launch(&mut out)?,
+        }
+        self.stream.clone_dtoh(&out).map_err(gpu_err("copy back"))
+    }
+
+    /// The QMC instrument kernel's time over points `0..points` of one replicate, ms, and its
+    /// sums (the benchmark).
+    pub fn time_instrument_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: u64,
+        mode: Mode,
+    ) -> Result<(f64, PairMoments)> {
+        super::check_qmc(legs, q, directions, keys, &(0..points))?;
+        let mut ms = 0.0;
+        let words = self.launch_qmc(legs, q, directions, keys, 0..points, mode, Some(&mut ms))?;
+        Ok((ms, sum_warps(&words)))
+    }
+
     /// The block the instrument kernels launch with: the executor's, or less where their
     /// registers allow less (the sums do not depend on the launch shape, so a smaller block
     /// changes nothing but speed; the distribution fills do the same).
@@ -985,6 +1137,14 @@ impl GpuExecutor {
 }
 
 /// The total of per-warp `PairMoments` words.
+/// Basket coefficient sets as the bytes the kernels read through their `*const BasketLeg`.
+fn leg_bytes(legs: &[BasketLeg]) -> &[u8] {
+    // SAFETY: `BasketLeg` is `#[repr(C)]` and `Copy`, made of f32 and f64 arrays and f64 fields
+    // laid out without padding (its f32 part is 2496 bytes, a multiple of 8), so every byte is
+    // initialised; a byte view of initialised memory is always valid.
+    unsafe { std::slice::from_raw_parts(legs.as_ptr().cast::<u8>(), std::mem::size_of_val(legs)) }
+}
+
 fn sum_warps(words: &[u64]) -> PairMoments {
     let mut total = PairMoments::ZERO;
     for w in words.chunks_exact(PairMoments::WORDS) {
@@ -1043,6 +1203,32 @@ impl Executor for GpuExecutor {
     ) -> Result<PairMoments> {
         super::check_legs(legs, generator)?;
         Ok(sum_warps(&self.launch_instrument(legs, generator, seed, paths, mode, None)?))
+    }
+
+    fn basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        super::check_basket(job, legs, generator)?;
+        Ok(sum_warps(&self.launch_basket(job, legs, generator, seed, paths, mode, None)?))
+    }
+
+    fn instrument_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        super::check_qmc(legs, q, directions, keys, &points)?;
+        Ok(sum_warps(&self.launch_qmc(legs, q, directions, keys, points, mode, None)?))
     }
 
     fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {

@@ -8,7 +8,9 @@ use std::ops::Range;
 
 use warpmc_kernels::accum::PairMoments;
 use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::basket::{BasketJob, BasketLeg, MAX_ASSETS, MAX_LEGS};
 use warpmc_kernels::instrument::{Legs, PathSteps};
+use warpmc_kernels::qmc::QmcParams;
 use warpmc_kernels::rng::Generator;
 
 use crate::Result;
@@ -153,6 +155,46 @@ pub fn check_legs(legs: &Legs, generator: GeneratorKind) -> Result<()> {
     }
 }
 
+/// Refuse a basket call the kernels cannot run: assets or legs out of range, legs that do not
+/// match the job, or a transform `generator` cannot feed (as [`check_legs`]).
+pub fn check_basket(job: &BasketJob, legs: &[BasketLeg], generator: GeneratorKind) -> Result<()> {
+    if !(1..=MAX_ASSETS as u32).contains(&job.assets) {
+        return Err(crate::Error::invalid("assets", job.assets, format!("[1, {MAX_ASSETS}]")));
+    }
+    if legs.is_empty() || legs.len() > MAX_LEGS || legs.len() != job.legs as usize {
+        return Err(crate::Error::invalid("legs", legs.len(), format!("[1, {MAX_LEGS}], as many as the job says")));
+    }
+    match basket_transform_refusal(job.normals, generator) {
+        Some(allowed) => Err(crate::Error::invalid("normals", job.normals, allowed)),
+        None => Ok(()),
+    }
+}
+
+/// Refuse a QMC call whose tables do not cover the legs' dates or whose points pass the
+/// sequence's period.
+pub fn check_qmc(legs: &Legs, q: &QmcParams, directions: &[u32], keys: &[u32], points: &Range<u64>) -> Result<()> {
+    let count = legs.count.clamp(1, 3) as usize;
+    let steps = legs.legs[0].steps;
+    if legs.legs[..count].iter().any(|l| l.steps != steps) {
+        return Err(crate::Error::invalid("steps", steps, "the same dates in every leg of a QMC sample"));
+    }
+    let needed = warpmc_kernels::qmc::dimensions_needed(steps, q.construction);
+    if q.dims < needed
+        || directions.len() != q.dims as usize * warpmc_kernels::sobol::BITS
+        || keys.len() != q.dims as usize
+    {
+        return Err(crate::Error::invalid(
+            "dims",
+            q.dims,
+            format!("at least {needed} dimensions, with 32 direction numbers and one key each"),
+        ));
+    }
+    if points.end > 1 << 32 {
+        return Err(crate::Error::invalid("paths", points.end, "at most 2^32 points a replicate"));
+    }
+    Ok(())
+}
+
 /// The words of generator states, as the GPU kernels read them.
 pub fn state_words<G: Generator>(states: &[G]) -> &[u32] {
     const { assert!(size_of::<G>().is_multiple_of(4) && align_of::<G>() == 4) };
@@ -215,6 +257,28 @@ pub trait Executor: Send + Sync {
         generator: GeneratorKind,
         seed: u64,
         paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments>;
+    /// Exact sums of `(Σ_j λ_j f_j, control)` over basket samples `paths` of `seed` (see
+    /// [`warpmc_kernels::basket`]), sample `k` drawing from stream `k` of `generator`.
+    fn basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments>;
+    /// Exact sums over one-asset samples `points` of one randomised QMC replicate (see
+    /// [`warpmc_kernels::qmc`]): `directions` holds 32 words and `keys` one per dimension.
+    fn instrument_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: Range<u64>,
         mode: Mode,
     ) -> Result<PairMoments>;
     /// A filler for `kind` starting at `init`.
