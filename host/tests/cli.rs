@@ -278,14 +278,19 @@ fn price_suite_prices_the_two_options_and_the_validation_instruments() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON array");
     let v = v.as_array().expect("a JSON array");
-    assert_eq!(v.len(), 9);
+    assert_eq!(v.len(), 12);
     assert!(v[0].get("check").is_some(), "the basket first");
     let with_reference = v[1..].iter().filter(|r| !r["reference"].is_null()).count();
-    assert_eq!(with_reference, 6, "every instrument but the chapter's GARCH and the arithmetic Asian has a reference");
+    assert_eq!(
+        with_reference, 8,
+        "every instrument but the chapter's GARCH, the arithmetic Asian and the 4-asset basket has a reference"
+    );
+    let qmc = v.iter().filter(|r| r["qmc"].is_object()).count();
+    assert_eq!(qmc, 2, "two QMC rows");
     let o = warpmc(&["price", "--suite", "--paths", "2048", "--backend", "cpu"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = stdout(&o);
-    for word in ["Asian basket", "GARCH", "European call", "floating lookback", "| z |"] {
+    for word in ["Asian basket", "GARCH", "European call", "floating lookback", "| z |", "4 assets", "QMC"] {
         assert!(t.contains(word), "missing {word} in\n{t}");
     }
     let o = warpmc(&["price", "--suite", "--instrument", "european-call"]);
@@ -312,13 +317,139 @@ fn price_instrument_efficiency_compares_the_estimators() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
     let e = v["estimators"].as_array().expect("estimators");
     let names: Vec<_> = e.iter().map(|e| e["estimator"].as_str().unwrap()).collect();
-    assert_eq!(names, ["plain", "antithetic", "control-variate"]);
+    assert_eq!(names, ["plain", "antithetic", "control-variate", "qmc"]);
     assert_eq!(e[1]["paths_simulated"], 2 * 16384);
     // The geometric control removes most of the arithmetic Asian's variance, at no extra time.
     assert!(e[2]["speedup_at_equal_time"].as_f64().unwrap() > 50.0, "{v}");
     assert!(e[1]["variance_reduction"].as_f64().unwrap() > 1.0, "{v}");
     let o = warpmc(&["price", "--instrument", "european-call", "--efficiency", "--antithetic"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// `--instrument asian-basket`: its defaults are the chapter's basket (the same price as `warpmc
+/// price` to rounding), N assets and a correlation matrix through --param, errors by name.
+#[test]
+fn price_the_n_asset_basket() {
+    let price = |args: &[&str]| -> serde_json::Value {
+        let o = warpmc(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).expect("one JSON object")
+    };
+    let common = ["--paths", "2^13", "--steps", "32", "--backend", "cpu", "--json"];
+    let chapter = price(&[&["price"][..], &common[..]].concat());
+    let basket = price(&[&["price", "--instrument", "asian-basket"][..], &common[..]].concat());
+    let (a, b) = (chapter["price"].as_f64().unwrap(), basket["price"].as_f64().unwrap());
+    assert!((a - b).abs() < 1e-5 * a, "{a} vs {b}");
+    assert_eq!(basket["contract"]["basket"]["spots"], serde_json::json!([100.0, 100.0]));
+    let four = price(&[
+        "price",
+        "--instrument",
+        "asian-basket",
+        "--param",
+        "payoff=average",
+        "--param",
+        "spots=100,90,110,105",
+        "--param",
+        "correlation=1,0.2,0,0;0.2,1,0,0;0,0,1,0.5;0,0,0.5,1",
+        "--param",
+        "strike=95",
+        "--paths",
+        "2^12",
+        "--backend",
+        "cpu",
+        "--json",
+        "--greeks",
+    ]);
+    assert!(four["control_variate"]["check_z"].as_f64().unwrap().abs() < 4.0, "{four}");
+    assert_eq!(four["greeks"].as_array().unwrap().len(), 3);
+    let o = warpmc(&["price", "--instrument", "asian-basket", "--param", "correlation=1,0.9;0.8,1", "--paths", "100"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("correlation") && stderr(&o).contains("entry (2, 1)"), "{}", stderr(&o));
+    let o = warpmc(&["price", "--instrument", "asian-basket", "--param", "assets=40"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("assets") && stderr(&o).contains("[1, 32]"), "{}", stderr(&o));
+}
+
+/// `--qmc`: the report names the points and replicates; a --paths that is not a multiple of the
+/// replicates is refused by name.
+#[test]
+fn price_with_qmc() {
+    let o =
+        warpmc(&["price", "--instrument", "european-call", "--qmc", "--paths", "2^14", "--backend", "cpu", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    assert_eq!(v["qmc"]["replicates"], 16);
+    assert_eq!(v["qmc"]["points_per_replicate"], 1024);
+    assert!(v["z"].as_f64().unwrap().abs() < 4.0, "{v}");
+    let o = warpmc(&[
+        "price",
+        "--instrument",
+        "asian-arithmetic",
+        "--qmc",
+        "--replicates",
+        "8",
+        "--scramble",
+        "shift",
+        "--paths",
+        "2^12",
+        "--backend",
+        "cpu",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("randomised QMC") && stdout(&o).contains("8 replicates of 512 points"),
+        "{}",
+        stdout(&o)
+    );
+    let o = warpmc(&["price", "--instrument", "european-call", "--qmc", "--paths", "1000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--paths") && stderr(&o).contains("multiple of --replicates"), "{}", stderr(&o));
+    let o = warpmc(&["price", "--qmc"]);
+    assert_eq!(o.status.code(), Some(2), "the chapter's basket has no QMC");
+}
+
+/// `--plot FILE.svg`: the convergence of the four estimators and the payoff histogram.
+#[test]
+fn price_plot_draws_the_estimators() {
+    let dir = std::env::temp_dir().join(format!("warpmc-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("asian.svg");
+    let o = warpmc(&[
+        "price",
+        "--instrument",
+        "asian-arithmetic",
+        "--param",
+        "steps=16",
+        "--paths",
+        "2^13",
+        "--backend",
+        "cpu",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&svg).expect("the plot");
+    for label in ["plain", "antithetic", "control variate", "QMC"] {
+        assert!(text.contains(label), "no {label} in the plot");
+    }
+    let png = dir.join("european.png");
+    let o = warpmc(&[
+        "price",
+        "--instrument",
+        "european-call",
+        "--paths",
+        "4096",
+        "--backend",
+        "cpu",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let o = warpmc(&["price", "--instrument", "european-call", "--plot", dir.join("x.jpg").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--plot") && stderr(&o).contains(".svg"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -26,6 +26,24 @@ const PACK: &str = "target/device-pack/device-bundle.tar.xz";
 const LIMIT_BYTES: u64 = 64 * 1024 * 1024;
 const RUN_SH: &str = include_str!("device_run.sh");
 const README: &str = include_str!("device_readme.txt");
+/// Integration tests (`tests/tests/<name>.rs`) that never open a GPU: CI runs them on its CPU, and
+/// the bundle leaves them out, since each executable embeds the kernel module and the packed
+/// bundle must stay under [`LIMIT_BYTES`] (it was 67.9 MiB with them, 2026-11-26). A test below
+/// checks that none of their sources can reach a GPU.
+const CPU_ONLY_TESTS: &[&str] = &[
+    "generators",
+    "normal_statistics",
+    "pricing",
+    "wallace",
+    "math_accuracy",
+    "precision",
+    "gamma_poisson",
+    "ziggurat_polar",
+];
+
+/// What in a test's source can open a GPU.
+const GPU_MARKERS: &[&str] = &["gpu_or_skip", "gpu_with", "BackendKind::Gpu", "BackendKind::Auto", "backend::open"];
+
 /// The cuRAND device-API reference program run.sh builds with nvcc on the GPU machine.
 const CURAND_CHECK: &str = include_str!("curand_check.cu");
 /// The cuRAND host-API reference program run.sh builds with nvcc on the GPU machine.
@@ -44,8 +62,11 @@ pub fn device_bundle() -> Result<()> {
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
     add_binary(Path::new("target/release/warpmc"), &bundle.join("warpmc"), strip)?;
 
-    heading("the test executables");
-    let tests = test_executables()?;
+    heading("the test executables (without the CPU-only integration tests, which CI runs)");
+    let tests: Vec<_> = test_executables()?
+        .into_iter()
+        .filter(|(name, _)| !CPU_ONLY_TESTS.iter().any(|t| name == &format!("{t}-test")))
+        .collect();
     if tests.is_empty() {
         bail!("cargo reported no test executables");
     }
@@ -206,7 +227,18 @@ fn pick_tests(messages: &str) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::pick_tests;
+    use super::{CPU_ONLY_TESTS, GPU_MARKERS, pick_tests};
+
+    #[test]
+    fn tests_left_out_of_the_bundle_cannot_reach_a_gpu() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/tests");
+        for t in CPU_ONLY_TESTS {
+            let src = std::fs::read_to_string(dir.join(format!("{t}.rs"))).expect("the test's source");
+            for m in GPU_MARKERS {
+                assert!(!src.contains(m), "tests/tests/{t}.rs has {m}: it must travel in the device bundle");
+            }
+        }
+    }
 
     #[test]
     fn picks_test_executables_with_unique_names() {
