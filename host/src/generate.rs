@@ -5,6 +5,7 @@
 //! interleaved. The same spec gives the same values on the CPU and the GPU.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use warpmc_kernels::fill::GROUP;
 
@@ -14,6 +15,7 @@ use crate::curand_host::CurandOrdering;
 use crate::distributions::{DistFill, DistKind, DistSpec, Transform};
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
+use crate::stream::{BlockStream, StreamSpec};
 use crate::{Error, Result};
 
 /// What to output.
@@ -96,9 +98,14 @@ pub struct GenerateSpec {
     /// `f64` is available for uniforms.
     pub precision: Precision,
     pub mode: Mode,
-    pub count: u64,
+    /// Values to write, in [1, 2^50]; `None`: without end (until the reader closes the pipe).
+    pub count: Option<u64>,
     pub init: StreamInit,
     pub format: Format,
+    /// Values per block of the stream ([`crate::stream::StreamSpec::block`]).
+    pub block: u64,
+    /// Buffers of the stream ([`crate::stream::StreamSpec::buffers`]).
+    pub buffers: usize,
 }
 
 impl GenerateSpec {
@@ -167,8 +174,10 @@ impl GenerateSpec {
                 ));
             }
         }
-        if !(1..=COUNT_MAX).contains(&self.count) {
-            return Err(Error::invalid("count", self.count, "[1, 2^50]"));
+        if let Some(count) = self.count
+            && !(1..=COUNT_MAX).contains(&count)
+        {
+            return Err(Error::invalid("count", count, "[1, 2^50], or inf"));
         }
         if let &StreamInit::Seeded { first, count, .. } = &self.init {
             if !(1..=STREAMS_MAX).contains(&count) {
@@ -214,13 +223,31 @@ fn block_len(streams: u64) -> u64 {
     (1u64 << 22).div_ceil(row) * row
 }
 
-/// Produce the spec's values on `exec`, one block at a time (`f` gets each block's words,
-/// `kind.words_per_value()` per value).
-fn for_each_spec_block(exec: &dyn Executor, spec: &GenerateSpec, f: impl FnMut(&[u32]) -> Result<()>) -> Result<()> {
+/// Produce the spec's values on `exec`, one block at a time, in order (`f` gets each block's
+/// words, `kind.words_per_value()` per value): warpmc's layout through a [`BlockStream`], which
+/// produces the next blocks while `f` consumes one; cuRAND's layout through the bulk generator.
+fn for_each_spec_block(
+    exec: &Arc<dyn Executor>,
+    spec: &GenerateSpec,
+    mut f: impl FnMut(&[u32], &[u8]) -> Result<()>,
+) -> Result<()> {
     match spec.curand {
-        None => for_each_block(exec, spec.kind(), &spec.init, spec.count, f),
+        None => {
+            let s = StreamSpec {
+                kind: spec.kind(),
+                init: spec.init.clone(),
+                count: spec.count,
+                block: spec.block,
+                buffers: spec.buffers,
+            };
+            let mut stream = BlockStream::open(exec.clone(), &s)?;
+            while stream.advance()? {
+                f(stream.current(), stream.current_bytes())?;
+            }
+            Ok(())
+        }
         Some(c) => {
-            let mut g = BulkGenerator::new(exec, spec.init.generator());
+            let mut g = BulkGenerator::new(exec.as_ref(), spec.init.generator());
             if let StreamInit::Seeded { seed, .. } = spec.init {
                 g.set_seed(seed);
             }
@@ -229,10 +256,18 @@ fn for_each_spec_block(exec: &dyn Executor, spec: &GenerateSpec, f: impl FnMut(&
                 CurandOrdering::Legacy => Ordering::CurandLegacy,
                 CurandOrdering::Default => Ordering::CurandDefault,
             })?;
+            // Without end: 2^64 values, more than any reader takes.
+            let count = spec.count.unwrap_or(u64::MAX);
+            let mut bytes = Vec::new();
+            let mut each = |words: &[u32]| {
+                bytes.clear();
+                bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+                f(words, &bytes)
+            };
             match spec.kind() {
-                FillKind::Words => bulk_blocks::<u32>(&mut g, spec.count, f),
-                FillKind::Uniforms => bulk_blocks::<f32>(&mut g, spec.count, f),
-                FillKind::UniformsF64 => bulk_blocks::<f64>(&mut g, spec.count, f),
+                FillKind::Words => bulk_blocks::<u32>(&mut g, count, &mut each),
+                FillKind::Uniforms => bulk_blocks::<f32>(&mut g, count, &mut each),
+                FillKind::UniformsF64 => bulk_blocks::<f64>(&mut g, count, &mut each),
                 FillKind::Normals(_) | FillKind::Dist(_) => {
                     unreachable!("validate refuses distributions with a cuRAND ordering")
                 }
@@ -288,16 +323,21 @@ fn for_each_block(
 /// What [`generate`]'s I/O errors say it was doing (the caller knows the destination's name).
 const WRITING: &str = "cannot write the generated values";
 
-/// Generate `spec.count` values on `exec` into `out`.
-pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -> Result<()> {
+/// Generate the spec's values on `exec` into `out`, the backend producing the next blocks while
+/// one is written (see [`crate::stream`]); `progress` is told the values written so far after
+/// each block.
+pub fn generate(
+    exec: &Arc<dyn Executor>,
+    spec: &GenerateSpec,
+    out: &mut dyn Write,
+    mut progress: impl FnMut(u64),
+) -> Result<()> {
     spec.validate()?;
     let mut text = String::new();
-    for_each_spec_block(exec, spec, |words| {
+    let (wpv, mut written) = (spec.kind().words_per_value() as u64, 0u64);
+    for_each_spec_block(exec, spec, |words, bytes| {
         match spec.format {
-            Format::Binary => {
-                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.write_all(&bytes).map_err(|e| Error::io(WRITING, e))?;
-            }
+            Format::Binary => out.write_all(bytes).map_err(|e| Error::io(WRITING, e))?,
             Format::Text => {
                 use std::fmt::Write as _;
                 text.clear();
@@ -315,6 +355,8 @@ pub fn generate(exec: &dyn Executor, spec: &GenerateSpec, out: &mut dyn Write) -
                 out.write_all(text.as_bytes()).map_err(|e| Error::io(WRITING, e))?;
             }
         }
+        written += words.len() as u64 / wpv;
+        progress(written);
         Ok(())
     })?;
     out.flush().map_err(|e| Error::io(WRITING, e))?;

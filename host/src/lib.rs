@@ -41,12 +41,14 @@ pub mod generate;
 pub mod greeks;
 pub mod instruments;
 pub mod jobfile;
+pub mod pipeline;
 pub mod plot;
 pub mod pricing;
 pub mod qmc;
 pub mod quality;
 pub mod rngs;
 pub mod sobol;
+pub mod stream;
 pub mod wallace;
 
 pub use error::{Error, Result};

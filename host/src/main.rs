@@ -34,9 +34,47 @@ enum Command {
     Quality(QualityArgs),
     /// Show which backends and generators are available.
     Info,
+    /// Demonstrations: `pipeline`, the TI example (generation overlapped with host consumption).
+    #[command(subcommand)]
+    Demo(DemoCommand),
     /// Run every GPU kernel once at a small size (for compute-sanitizer in the device bundle).
     #[command(hide = true)]
     CheckKernels,
+}
+
+#[derive(Subcommand)]
+enum DemoCommand {
+    /// TI's Monte Carlo example rebuilt: normals from parallel LCG streams (prime increments) by
+    /// the polar method, a host consumer, and ns per element host-only, serial and overlapped.
+    Pipeline(PipelineArgs),
+}
+
+#[derive(Args)]
+struct PipelineArgs {
+    #[arg(long, value_enum, default_value_t = GeneratorKind::LcgPrime)]
+    generator: GeneratorKind,
+    #[arg(long, value_enum, default_value_t = Transform::Polar)]
+    transform: Transform,
+    #[arg(long, value_enum, default_value_t = warpmc::pipeline::Consumer::Sign)]
+    consumer: warpmc::pipeline::Consumer,
+    /// Normals per run, in [1, 2^36].
+    #[arg(long, default_value = "2^25", value_parser = parse_count, allow_negative_numbers = true)]
+    count: i128,
+    /// Parallel streams, in [1, 2^20].
+    #[arg(long, default_value = "4096", value_parser = parse_count, allow_negative_numbers = true)]
+    streams: i128,
+    /// Normals per block, in [1, 2^28].
+    #[arg(long, default_value = "2^20", value_parser = parse_count, allow_negative_numbers = true)]
+    block: i128,
+    /// Buffers, in [2, 64].
+    #[arg(long, default_value_t = 4)]
+    buffers: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 #[derive(Args, Clone, Copy)]
@@ -209,9 +247,21 @@ struct GenerateArgs {
     /// cuRAND's generator offset (curandSetGeneratorOffset), with a cuRAND ordering.
     #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
     offset: Option<i128>,
-    /// Number of values, in [1, 2^50].
-    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
-    count: i128,
+    /// Number of values, in [1, 2^50], or `inf`: without end, until the reader closes the pipe
+    /// (`warpmc generate --count inf --format binary | dieharder -g 200 -a`).
+    #[arg(long, value_parser = parse_count_or_inf, allow_negative_numbers = true)]
+    count: GenCount,
+    /// Values per block: the backend produces the next blocks while one is written. Rounded up
+    /// to whole rows of 4 x --streams values; in [1, 2^28].
+    #[arg(long, default_value = "2^22", value_parser = parse_count, allow_negative_numbers = true)]
+    block: i128,
+    /// Blocks in flight (buffers; on the GPU each page-locked with its own copy stream), in
+    /// [2, 64].
+    #[arg(long, default_value_t = warpmc::stream::DEFAULT_BUFFERS)]
+    buffers: usize,
+    /// A progress bar on stderr (with a finite --count).
+    #[arg(long)]
+    progress: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// First stream (the stream of path k of a pricing job with the same seed is k).
@@ -343,6 +393,17 @@ fn parse_count(s: &str) -> Result<i128, String> {
     v.ok_or_else(|| format!("'{s}' is not a whole number (examples: 1048576, 1e6, 2^20)"))
 }
 
+/// `--count`: a whole number, or `None` for `inf`.
+#[derive(Clone, Copy, Debug)]
+struct GenCount(Option<i128>);
+
+fn parse_count_or_inf(s: &str) -> Result<GenCount, String> {
+    if matches!(s.trim(), "inf" | "infinite" | "unbounded") {
+        return Ok(GenCount(None));
+    }
+    parse_count(s).map(|v| GenCount(Some(v))).map_err(|e| format!("{e}, or inf"))
+}
+
 /// A count flag's value as `u64`, or the range error naming it.
 fn count_in(field: &'static str, v: i128, lo: u64, hi: u64, allowed: &str) -> warpmc::Result<u64> {
     u64::try_from(v).ok().filter(|x| (lo..=hi).contains(x)).ok_or_else(|| Error::InvalidParameter {
@@ -383,6 +444,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Price(a) => price(a),
         Command::Generate(a) => generate(a),
+        Command::Demo(DemoCommand::Pipeline(a)) => demo_pipeline(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Quality(a) => quality(a),
         Command::Info => info(),
@@ -1060,7 +1122,9 @@ fn print_report(r: &PriceReport) {
 }
 
 fn generate(a: GenerateArgs) -> warpmc::Result<()> {
-    let count = count_in("count", a.count, 1, warpmc::generate::COUNT_MAX, "[1, 2^50]")?;
+    let count =
+        a.count.0.map(|c| count_in("count", c, 1, warpmc::generate::COUNT_MAX, "[1, 2^50], or inf")).transpose()?;
+    let block = count_in("block", a.block, 1, warpmc::stream::BLOCK_MAX, "[1, 2^28]")?;
     let streams = count_in("streams", a.streams, 1, warpmc::generate::STREAMS_MAX, "[1, 2^26]")?;
     let init = match &a.state {
         Some(RawState(words)) => GenerateSpec::explicit(a.generator, words)?,
@@ -1101,9 +1165,11 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         count,
         init,
         format: a.format,
+        block,
+        buffers: a.buffers,
     };
     spec.validate()?;
-    let exec = backend::open(&a.backend.options())?;
+    let exec: std::sync::Arc<dyn warpmc::backend::Executor> = backend::open(&a.backend.options())?.into();
     let (mut out, name): (Box<dyn Write>, String) = match &a.output {
         Some(p) => {
             let file =
@@ -1112,12 +1178,53 @@ fn generate(a: GenerateArgs) -> warpmc::Result<()> {
         }
         None => (Box::new(BufWriter::new(std::io::stdout().lock())), "standard output".to_string()),
     };
-    match warpmc::generate::generate(exec.as_ref(), &spec, &mut out) {
+    let bar = match count {
+        Some(n) if a.progress => {
+            let bar = indicatif::ProgressBar::new(n);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {wide_bar} {pos}/{len} values, {per_sec}, {eta} left")
+                    .expect("a valid template"),
+            );
+            Some(bar)
+        }
+        _ => None,
+    };
+    let result = warpmc::generate::generate(&exec, &spec, &mut out, |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    match result {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(Error::Io { what, source }) => Err(Error::io(format!("{what} to {name}"), source)),
         other => other,
     }
+}
+
+fn demo_pipeline(a: PipelineArgs) -> warpmc::Result<()> {
+    let spec = warpmc::pipeline::PipelineSpec {
+        generator: a.generator,
+        transform: a.transform,
+        seed: a.seed,
+        streams: count_in("streams", a.streams, 1, 1 << 20, "[1, 2^20]")?,
+        count: count_in("count", a.count, 1, 1 << 36, "[1, 2^36]")?,
+        block: count_in("block", a.block, 1, warpmc::stream::BLOCK_MAX, "[1, 2^28]")?,
+        buffers: a.buffers,
+        consumer: a.consumer,
+    };
+    spec.validate()?;
+    let exec: std::sync::Arc<dyn warpmc::backend::Executor> = backend::open(&a.backend.options())?.into();
+    let report = warpmc::pipeline::run(exec, &spec)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("serialisable report"));
+    } else {
+        print!("{report}");
+    }
+    Ok(())
 }
 
 fn quality(a: QualityArgs) -> warpmc::Result<()> {

@@ -837,3 +837,94 @@ fn quality_long_battery_through_the_command_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("none: --words sets the size of the quick and long batteries"), "{}", stderr(&o));
 }
+
+fn warpmc_bin() -> String {
+    std::env::var("WARPMC_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_warpmc").to_string())
+}
+
+/// `warpmc generate --count inf | head -c N`: the reader closes the pipe and warpmc ends with
+/// status 0, on each backend present.
+#[test]
+fn generate_without_end_stops_quietly_when_the_reader_closes() {
+    use std::io::Read;
+    let mut backends = vec!["cpu"];
+    if gpu_present() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        for format in ["binary", "text"] {
+            let mut child = Command::new(warpmc_bin())
+                .args(["generate", "--count", "inf", "--format", format, "--backend", backend])
+                .args(["--generator", "philox4x32-10", "--streams", "64", "--distribution", "normal"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("run warpmc");
+            let mut head = vec![0u8; 3 << 20];
+            child.stdout.take().unwrap().read_exact(&mut head).expect("3 MiB from the pipe");
+            // The pipe's read end is closed here (dropped above).
+            let o = child.wait_with_output().expect("wait for warpmc");
+            assert!(o.status.success(), "{backend} {format}: {:?} {}", o.status, stderr(&o));
+            assert!(stderr(&o).is_empty(), "{backend} {format}: {}", stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn generate_streams_the_same_values_whatever_the_block_and_buffers() {
+    let base = ["generate", "--backend", "cpu", "--generator", "lcg-prime", "--streams", "5"];
+    let dist = ["--distribution", "normal", "--transform", "polar", "--count", "10007"];
+    let want = warpmc(&[&base[..], &dist[..]].concat());
+    assert!(want.status.success(), "{}", stderr(&want));
+    assert_eq!(stdout(&want).lines().count(), 10007);
+    for extra in [["--block", "1", "--buffers", "2"], ["--block", "333", "--buffers", "7"], ["--block", "2^20", "--buffers", "3"]]
+    {
+        let o = warpmc(&[&base[..], &dist[..], &extra[..], &["--threads", "1"][..]].concat());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout == want.stdout, "{extra:?}");
+    }
+    for (flags, field, allowed) in [
+        (["--block", "0"], "--block", "[1, 2^28]"),
+        (["--buffers", "1"], "--buffers", "[2, 64]"),
+        (["--count", "0"], "--count", "[1, 2^50], or inf"),
+    ] {
+        let count: &[&str] = if flags[0] == "--count" { &[] } else { &["--count", "10"] };
+        let o = warpmc(&[&base[..], &flags[..], count].concat());
+        assert!(!o.status.success(), "{flags:?}");
+        let e = stderr(&o);
+        assert!(e.contains(field) && e.contains(allowed), "{flags:?}: {e}");
+    }
+    let o = warpmc(&["generate", "--count", "lots"]);
+    assert!(!o.status.success() && stderr(&o).contains("or inf"), "{}", stderr(&o));
+}
+
+#[test]
+fn demo_pipeline_reports_each_way_with_the_same_tally() {
+    for consumer in ["sign", "histogram"] {
+        let o = warpmc(&[
+            "demo", "pipeline", "--backend", "cpu", "--threads", "2", "--count", "2^18", "--streams", "256", "--block",
+            "2^14", "--consumer", consumer, "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+        assert_eq!(v["elements"], 1 << 18);
+        assert_eq!(v["rows"].as_array().unwrap().len(), 3);
+        let t = &v["tally"];
+        let n = t["positive"].as_u64().unwrap() + t["negative"].as_u64().unwrap() + t["zero"].as_u64().unwrap();
+        assert_eq!(n, 1 << 18);
+        // Normal values: each sign about half (5 standard deviations of 2^18 coin flips: 1280).
+        assert!(t["positive"].as_u64().unwrap().abs_diff(1 << 17) < 1280, "{t}");
+        for r in v["rows"].as_array().unwrap().iter().chain(v["stages"].as_array().unwrap()) {
+            assert!(r["ns_per_element"].as_f64().unwrap() > 0.0, "{r}");
+        }
+        if consumer == "histogram" {
+            let bins = t["bins"].as_array().unwrap();
+            assert_eq!(bins.iter().map(|b| b.as_u64().unwrap()).sum::<u64>(), 1 << 18);
+            // Σ x² over n standard normals: n within 5 sqrt(2n).
+            let ss = t["sum_squares"].as_f64().unwrap();
+            assert!((ss - 262144.0).abs() < 5.0 * (2.0f64 * 262144.0).sqrt(), "{ss}");
+        }
+    }
+    let o = warpmc(&["demo", "pipeline", "--backend", "cpu", "--streams", "0"]);
+    assert!(!o.status.success() && stderr(&o).contains("--streams"), "{}", stderr(&o));
+}

@@ -223,9 +223,11 @@ fn spec(distribution: Distribution, d: DistSpec) -> GenerateSpec {
         curand: None,
         precision: d.precision,
         mode: d.mode,
-        count: 10,
+        count: Some(10),
         init: seeded(GeneratorKind::Philox4x32x10, 1, 1),
         format: Format::Text,
+        block: warpmc::stream::DEFAULT_BLOCK,
+        buffers: warpmc::stream::DEFAULT_BUFFERS,
     }
 }
 

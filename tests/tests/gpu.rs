@@ -520,3 +520,63 @@ fn gpu_wallace_pools_persist_across_fills() {
         }
     }
 }
+
+/// Issue 10: the GPU's streaming pipeline (page-locked buffers, a copy stream each) hands out
+/// the direct fill's values bit for bit, which equal the CPU's, for several block sizes and
+/// buffer counts; Wallace's pools stream through the producer thread; dropping an endless
+/// stream stops the GPU's work.
+#[test]
+fn gpu_streams_equal_the_direct_fill() {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+
+    use warpmc::distributions::{DistKind, DistSpec, Transform};
+    use warpmc::stream::{BlockStream, Producer, StreamSpec};
+    let Some(gpu) = gpu_or_skip("gpu_streams_equal_the_direct_fill") else { return };
+    let gpu: Arc<dyn warpmc::backend::Executor> = Arc::from(gpu);
+    let on_cpu = cpu(2);
+    let dist = |t: Transform| {
+        FillKind::Dist(DistSpec { transform: Some(t), ..DistSpec::new(DistKind::Normal) }.with_mode(Mode::Exact).fill())
+    };
+    let seeded = |generator, first, count| StreamInit::Seeded { generator, seed: 5, first, count };
+    let cases = [
+        (FillKind::Words, seeded(GeneratorKind::Philox4x32x10, 0, 4096), Producer::GpuPipeline),
+        (FillKind::Words, seeded(GeneratorKind::WarpShfl, 37, 100), Producer::GpuPipeline),
+        (FillKind::UniformsF64, seeded(GeneratorKind::Mrg32k3a, 1, 777), Producer::GpuPipeline),
+        (FillKind::Normals(Mode::Exact), seeded(GeneratorKind::HybridTaus, 0, 512), Producer::GpuPipeline),
+        (dist(Transform::Polar), seeded(GeneratorKind::LcgPrime, 0, 1024), Producer::GpuPipeline),
+        (dist(Transform::Wallace), seeded(GeneratorKind::Philox4x32x10, 0, 256), Producer::Thread),
+    ];
+    let count = 300_007usize;
+    for (kind, init, producer) in &cases {
+        let want = words(&*gpu, *kind, init, count);
+        assert!(want == words(&*on_cpu, *kind, init, count), "{kind:?} {init:?}: the GPU's fill is not the CPU's");
+        for (block, buffers) in [(1, 2), (70_000, 3), (1 << 16, 8), (1 << 20, 2)] {
+            let spec = StreamSpec { kind: *kind, init: init.clone(), count: Some(count as u64), block, buffers };
+            let mut s = BlockStream::open(gpu.clone(), &spec).unwrap();
+            assert_eq!(s.producer(), *producer);
+            let mut got = Vec::with_capacity(want.len());
+            while let Some(b) = s.next_block() {
+                got.extend_from_slice(b.unwrap());
+            }
+            assert!(got == want, "{kind:?} {init:?} block {block} buffers {buffers}");
+        }
+    }
+    let spec = StreamSpec {
+        kind: FillKind::Words,
+        init: seeded(GeneratorKind::Philox4x32x10, 0, 1 << 14),
+        count: None,
+        block: 1 << 20,
+        buffers: 4,
+    };
+    let mut s = BlockStream::open(gpu, &spec).unwrap();
+    let counter = s.produced_counter();
+    for _ in 0..10 {
+        assert!(s.advance().unwrap());
+    }
+    drop(s);
+    let n = counter.load(Ordering::Acquire);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(counter.load(Ordering::Acquire), n);
+    assert!((10..=14).contains(&n), "{n} blocks launched");
+}
