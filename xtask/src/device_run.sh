@@ -4,11 +4,11 @@
 #
 # Usage: bash run.sh [OUT_DIR]        OUT_DIR defaults to $OUT, else ./device-out
 #
-# WARPMC_DEVICE_PARTS (default "tests cli bench curand sanitizer") picks the parts to run, for a lent
+# WARPMC_DEVICE_PARTS (default "tests cli stream bench curand sanitizer") picks the parts to run, for a lent
 # machine whose calls are limited in time: a part left out is reported as NOT RUN and fails the run.
 #
-# Writes 11 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, suite-gpu.txt,
-# greeks-gpu.txt, bench.json, bench.md, bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
+# Writes 13 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, suite-gpu.txt,
+# greeks-gpu.txt, pipeline-gpu.json, stream.log, bench.json, bench.md, bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
 # in any kernel, and the price and bench runs succeeded, else 1. A compute-sanitizer that is
 # missing or refuses the device is reported as NOT RUN in the summary (and does not pass silently).
 # Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
@@ -30,7 +30,7 @@ TMP="$(mktemp)"
 trap 'rm -f "$TMP"' EXIT
 
 summary() { echo "$*" >>"$SUMMARY"; }
-PARTS=" ${WARPMC_DEVICE_PARTS:-tests cli bench curand sanitizer} "
+PARTS=" ${WARPMC_DEVICE_PARTS:-tests cli stream bench curand sanitizer} "
 SKIPPED=""
 want() {
     case "$PARTS" in *" $1 "*) return 0 ;; esac
@@ -213,6 +213,56 @@ fi
 
 fi
 
+if want stream; then
+# --- Streaming: the TI pipeline demo and generate's throughput against the copy bandwidth -------
+heading "streaming (log: stream.log)"
+STREAM_LOG="$OUT_DIR/stream.log"
+: >"$STREAM_LOG"
+summary ""
+summary "streaming (stream.log, pipeline-gpu.json):"
+for consumer in sign histogram; do
+    ./warpmc demo pipeline --backend gpu --consumer "$consumer" --count '2^28' --block '2^22' >"$TMP" 2>&1
+    rc=$?
+    { echo "===== demo pipeline --consumer $consumer (exit $rc)"; cat "$TMP"; echo; } >>"$STREAM_LOG"
+    cat "$TMP"
+    summary "  demo pipeline --backend gpu --consumer $consumer --count 2^28 --block 2^22 (exit $rc):"
+    sed 's/^/    /' "$TMP" >>"$SUMMARY"
+    [ "$rc" -eq 0 ] || CLI_FAILED=1
+done
+./warpmc demo pipeline --backend gpu --count '2^28' --block '2^22' --json >"$OUT_DIR/pipeline-gpu.json" 2>>"$STREAM_LOG" || CLI_FAILED=1
+# The copy bandwidth of the words generate writes: the demo's page-locked copy of 2^28 f32.
+COPY_GBS="$(sed -nE 's/.*"copy_gb_per_s": ([0-9.eE+-]+).*/\1/p' "$OUT_DIR/pipeline-gpu.json" | head -n 1)"
+for job in "--generator philox4x32-10 --streams 65536" "--generator xorwow --streams 65536" \
+           "--generator philox4x32-10 --streams 65536 --distribution normal"; do
+    for dest in devnull pipe; do
+        start=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        if [ "$dest" = devnull ]; then
+            ./warpmc generate --backend gpu $job --count '2^32' --format binary >/dev/null 2>>"$STREAM_LOG"
+            rc=$?
+        else
+            ./warpmc generate --backend gpu $job --count '2^32' --format binary 2>>"$STREAM_LOG" | cat >/dev/null
+            rc=${PIPESTATUS[0]}
+        fi
+        end=$(date +%s.%N)
+        line="$(awk -v s="$start" -v e="$end" -v c="${COPY_GBS:-0}" -v j="$job" -v d="$dest" -v rc="$rc" 'BEGIN {
+            gbs = 2^32 * 4 / (e - s) / 1e9;
+            printf "  generate %s --count 2^32 --format binary > %s: %.2f s, %.2f GB/s", j, (d == "devnull" ? "/dev/null" : "| cat"), e - s, gbs;
+            if (c > 0) printf " = %.0f%% of the page-locked copy (%.1f GB/s)", 100 * gbs / c, c;
+            printf " (exit %d)\n", rc }')"
+        echo "$line" | tee -a "$STREAM_LOG"
+        summary "$line"
+        [ "$rc" -eq 0 ] || CLI_FAILED=1
+    done
+done
+# A reader that closes the pipe: exit 0.
+./warpmc generate --backend gpu --count inf --format binary --streams 4096 2>>"$STREAM_LOG" | head -c 100000000 >/dev/null
+rc=${PIPESTATUS[0]}
+summary "  generate --count inf | head -c 100000000: warpmc exit $rc"
+[ "$rc" -eq 0 ] || CLI_FAILED=1
+
+fi
+
 if want bench; then
 heading "warpmc bench (log: bench.log; SM clocks sampled into clocks.log)"
 # The GPU's clocks, power and temperature every 250 ms while the benchmark runs (a read-only
@@ -359,6 +409,8 @@ else
     SAN_JOBS=(
         "check-kernels"
         "price --backend gpu --paths 20000 --steps 16 --mode exact"
+        "generate --backend gpu --count 3000007 --streams 1024 --block 100000 --buffers 3 --distribution normal --transform polar --format binary --output /dev/null"
+        "demo pipeline --backend gpu --count 2^20 --streams 1024 --block 2^16"
     )
     for tool in memcheck racecheck; do
         for job in "${SAN_JOBS[@]}"; do
