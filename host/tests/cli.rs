@@ -877,8 +877,10 @@ fn generate_streams_the_same_values_whatever_the_block_and_buffers() {
     let want = warpmc(&[&base[..], &dist[..]].concat());
     assert!(want.status.success(), "{}", stderr(&want));
     assert_eq!(stdout(&want).lines().count(), 10007);
-    for extra in [["--block", "1", "--buffers", "2"], ["--block", "333", "--buffers", "7"], ["--block", "2^20", "--buffers", "3"]]
-    {
+    // --progress draws only on a terminal (stderr is a pipe here): it must not change stdout.
+    let extras: [&[&str]; 3] =
+        [&["--block", "1", "--buffers", "2"], &["--block", "333", "--progress", "--buffers", "7"], &["--block", "2^20", "--buffers", "3"]];
+    for extra in extras {
         let o = warpmc(&[&base[..], &dist[..], &extra[..], &["--threads", "1"][..]].concat());
         assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
         assert!(o.stdout == want.stdout, "{extra:?}");
