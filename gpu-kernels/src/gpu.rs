@@ -31,6 +31,7 @@ use crate::platform::nvptx::{
 use crate::real::{Double, Single};
 use crate::rng::{Collective, Generator, WarpStream};
 use crate::tally::Tally;
+use crate::vegas;
 use crate::{Exact, Fast, MathMode};
 
 /// `(global thread index, total threads in the grid)`.
@@ -1523,6 +1524,216 @@ macro_rules! dist_kernels_collective {
     };
 }
 
+/// Add the 192-bit two's-complement value `w` to the three words at `p`, atomically word by
+/// word with the carries propagated: after all the adds, the words hold the exact sum (mod
+/// 2^192) whatever their order. Zero words are skipped (adding zero carries nothing).
+///
+/// # Safety
+/// `p` points to three 8-aligned words of global memory the kernel may write.
+#[inline(always)]
+unsafe fn atomic_add_192(p: *mut u64, w: [u64; 3]) {
+    use crate::platform::nvptx::global_atomic_add_u64 as add;
+    let mut carry = 0u64;
+    if w[0] != 0 {
+        // SAFETY: the caller's contract.
+        let old = unsafe { add(p, w[0]) };
+        carry = old.overflowing_add(w[0]).1 as u64;
+    }
+    let (mid, c1) = w[1].overflowing_add(carry);
+    let mut carry = c1 as u64;
+    if mid != 0 {
+        // SAFETY: as above.
+        let old = unsafe { add(p.add(1), mid) };
+        carry += old.overflowing_add(mid).1 as u64;
+    }
+    let high = w[2].wrapping_add(carry);
+    if high != 0 {
+        // SAFETY: as above.
+        unsafe { add(p.add(2), high) };
+    }
+}
+
+/// The GPU's [`vegas::Sink`]: hypercube runs straight to global memory (one atomic 192-bit add
+/// per run, rare when a thread's points are consecutive), the bins to the block's shared memory
+/// (or to global memory when the block's copy would not fit), the statistics kept in registers
+/// until the thread ends.
+struct GpuVegasSink {
+    cubes: *mut u64,
+    bins: *mut u64,
+    bins_per_axis: u32,
+    shared_bins: bool,
+    max: u64,
+    out_of_range: u64,
+    not_finite: u64,
+}
+
+impl vegas::Sink for GpuVegasSink {
+    #[inline(always)]
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum) {
+        let p = self.cubes.wrapping_add(h as usize * vegas::CUBE_WORDS);
+        // SAFETY: the kernel's contract: `cubes` holds CUBE_WORDS words per hypercube and `h`
+        // is a hypercube of the iteration.
+        unsafe {
+            atomic_add_192(p, sum.w);
+            atomic_add_192(p.add(3), sum_sq.w);
+        }
+    }
+
+    #[inline(always)]
+    fn bin(&mut self, axis: usize, bin: u32, q: i128) {
+        let i = (axis as u32 * self.bins_per_axis + bin) as usize * vegas::BIN_WORDS;
+        let w = ExactSum { w: [q as u64, (q >> 64) as u64, 0] }; // q >= 0
+        if self.shared_bins {
+            use crate::platform::nvptx::shared_atomic_add_u64 as add;
+            let a = shared_address(i as u32 * 8);
+            // SAFETY: the block's shared memory holds the bins (`shared_bins`), so `a`,
+            // `a + 8` and `a + 16` are inside it and 8-aligned.
+            unsafe {
+                let old = add(a, w.w[0]);
+                let (mid, c1) = w.w[1].overflowing_add(old.overflowing_add(w.w[0]).1 as u64);
+                let mut carry = c1 as u64;
+                if mid != 0 {
+                    let old = add(a + 8, mid);
+                    carry += old.overflowing_add(mid).1 as u64;
+                }
+                if carry != 0 {
+                    add(a + 16, carry);
+                }
+            }
+        } else {
+            // SAFETY: `bins` holds BIN_WORDS words per bin of every axis.
+            unsafe { atomic_add_192(self.bins.wrapping_add(i), w.w) };
+        }
+    }
+
+    #[inline(always)]
+    fn value(&mut self, abs_bits: u64, out_of_range: bool, not_finite: bool) {
+        self.max = self.max.max(abs_bits);
+        self.out_of_range += out_of_range as u64;
+        self.not_finite += not_finite as u64;
+    }
+}
+
+/// Points `first..end` of one VEGAS iteration (`crate::vegas`), thread `t` of `T` taking the
+/// contiguous share `first + [t P, (t + 1) P)`, `P = ceil((end - first) / T)`, so that a thread's
+/// points mostly share a hypercube. The bins are summed in the block's dynamic shared memory when `shared_bins`
+/// (`dim bins BIN_WORDS` words, which the host sizes), else in global memory.
+///
+/// # Safety
+/// `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1` non-decreasing values ending at
+/// `points`; `cubes` holds `CUBE_WORDS` words per hypercube, `bins` `BIN_WORDS` per bin of each
+/// axis, `stats` `STAT_WORDS` words; `1 <= dim <= MAX_DIM`, `1 <= bins`, `1 <= strata`;
+/// `first <= end <= points`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
+    job: vegas::VegasJob,
+    f: &F,
+    edges: *const f64,
+    offsets: *const u64,
+    cubes: *mut u64,
+    bins: *mut u64,
+    stats: *mut u64,
+    shared_bins: u32,
+    first: u64,
+    end: u64,
+) {
+    use crate::platform::nvptx::{global_atomic_add_u64, global_atomic_max_u64, shared_load_u64, shared_store_u64};
+    let (gtid, threads) = grid_position();
+    // SAFETY: reading special registers has no preconditions.
+    let (tid, bdim) = unsafe { (_thread_idx_x() as usize, _block_dim_x() as usize) };
+    let dim = (job.dim as usize).clamp(1, vegas::MAX_DIM);
+    let bin_words = dim * job.bins as usize * vegas::BIN_WORDS;
+    let shared_bins = shared_bins != 0;
+    if shared_bins {
+        let mut i = tid;
+        while i < bin_words {
+            // SAFETY: the host gave the block `bin_words` words of shared memory.
+            unsafe { shared_store_u64(shared_address(i as u32 * 8), 0) };
+            i += bdim;
+        }
+        // SAFETY: every thread of the block reaches it once.
+        unsafe { _syncthreads() };
+    }
+    let end = end.min(job.points);
+    let per = (end - first.min(end)).div_ceil(threads.max(1));
+    let mine = (first + gtid * per).min(end);
+    let (first, end) = (mine, (mine + per).min(end));
+    // SAFETY: the kernel's contract gives the lengths.
+    let (edges, offsets) = unsafe {
+        (
+            core::slice::from_raw_parts(edges, dim * (job.bins as usize + 1)),
+            core::slice::from_raw_parts(offsets, job.cubes as usize + 1),
+        )
+    };
+    let mut sink = GpuVegasSink {
+        cubes,
+        bins,
+        bins_per_axis: job.bins,
+        shared_bins,
+        max: 0,
+        out_of_range: 0,
+        not_finite: 0,
+    };
+    vegas::run_points::<G, F, _>(&job, f, edges, offsets, first, end, &mut sink);
+    // SAFETY: `stats` holds STAT_WORDS words.
+    unsafe {
+        if sink.max != 0 {
+            global_atomic_max_u64(stats, sink.max);
+        }
+        if sink.out_of_range != 0 {
+            global_atomic_add_u64(stats.add(1), sink.out_of_range);
+        }
+        if sink.not_finite != 0 {
+            global_atomic_add_u64(stats.add(2), sink.not_finite);
+        }
+    }
+    if shared_bins {
+        // SAFETY: every thread of the block reaches it once.
+        unsafe { _syncthreads() };
+        let mut i = tid * vegas::BIN_WORDS;
+        while i < bin_words {
+            // SAFETY: inside the block's shared bins; `bins` holds `bin_words` words.
+            unsafe {
+                let a = shared_address(i as u32 * 8);
+                let w = [shared_load_u64(a), shared_load_u64(a + 8), shared_load_u64(a + 16)];
+                atomic_add_192(bins.add(i), w);
+            }
+            i += bdim * vegas::BIN_WORDS;
+        }
+    }
+}
+
+/// The grid's overhead made visible (the benchmark's baseline): points `first..end` of `job`
+/// evaluated by `vegas::plain_points` with Philox4x32-10, each thread a contiguous share, its
+/// `(Σv, Σv²)` added atomically to `sums[0..6]` and its count of values out of range to
+/// `sums[6]`.
+///
+/// # Safety
+/// `sums` holds 7 words.
+#[unsafe(export_name = "vegas_plain__philox4x32_10")]
+pub unsafe extern "ptx-kernel" fn vegas_plain(
+    job: vegas::VegasJob,
+    params: vegas::IntegrandParams,
+    sums: *mut u64,
+    first: u64,
+    end: u64,
+) {
+    let (gtid, threads) = grid_position();
+    let per = (end - first.min(end)).div_ceil(threads.max(1));
+    let mine = (first + gtid * per).min(end);
+    let (s1, s2, bad) =
+        vegas::plain_points::<crate::rng::Philox4x32x10, _>(&job, &params, mine, (mine + per).min(end));
+    // SAFETY: `sums` holds 7 words.
+    unsafe {
+        atomic_add_192(sums, s1.w);
+        atomic_add_192(sums.add(3), s2.w);
+        if bad != 0 {
+            crate::platform::nvptx::global_atomic_add_u64(sums.add(6), bad);
+        }
+    }
+}
+
 /// The entry points of one generator, generated for every line of
 /// [`crate::for_each_generator!`]: `init__<gen>`, `fill_u32__<gen>`, `fill_uniform__<gen>`,
 /// `fill_uniform_f64__<gen>`, `fill_normal_exact__<gen>`, `fill_normal_fast__<gen>`, `asian_basket_exact__<gen>`,
@@ -1625,6 +1836,24 @@ macro_rules! generator_kernels_of {
             instrument_kernels!($id, instrument_states);
 
             basket_kernels!($id, basket_states);
+
+            #[unsafe(export_name = concat!("vegas__", stringify!($id)))]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn vegas(
+                job: crate::vegas::VegasJob,
+                params: crate::vegas::IntegrandParams,
+                edges: *const f64,
+                offsets: *const u64,
+                cubes: *mut u64,
+                bins: *mut u64,
+                stats: *mut u64,
+                shared_bins: u32,
+                first: u64,
+                end: u64,
+            ) {
+                // SAFETY: the host sizes the buffers as `vegas_points` documents.
+                unsafe { vegas_points::<G, _>(job, &params, edges, offsets, cubes, bins, stats, shared_bins, first, end) }
+            }
         }
     };
     ($G:ident, $id:ident, collective) => {

@@ -49,6 +49,7 @@ pub mod real;
 pub mod rng;
 pub mod sobol;
 pub mod tally;
+pub mod vegas;
 pub mod wallace;
 pub mod ziggurat;
 

@@ -387,4 +387,80 @@ pub mod nvptx {
             core::arch::asm!("st.shared.u32 [{a}], {v};", a = in(reg32) address, v = in(reg32) value, options(nostack));
         }
     }
+
+    /// The `u64` at shared-space address `address`.
+    ///
+    /// # Safety
+    /// `address` is 8-aligned and inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_load_u64(address: u32) -> u64 {
+        let v: u64;
+        // SAFETY: the caller's contract. Not `nomem`: it must stay ordered with the barriers.
+        unsafe {
+            core::arch::asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) address, options(nostack));
+        }
+        v
+    }
+
+    /// Store `value` at shared-space address `address`.
+    ///
+    /// # Safety
+    /// `address` is 8-aligned and inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_store_u64(address: u32, value: u64) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!("st.shared.u64 [{a}], {v};", a = in(reg32) address, v = in(reg64) value, options(nostack));
+        }
+    }
+
+    /// Add `value` to the `u64` at shared-space address `address` atomically; the old value.
+    ///
+    /// # Safety
+    /// `address` is 8-aligned and inside the block's dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn shared_atomic_add_u64(address: u32, value: u64) -> u64 {
+        let old: u64;
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "atom.shared.add.u64 {o}, [{a}], {v};",
+                o = out(reg64) old, a = in(reg32) address, v = in(reg64) value, options(nostack)
+            );
+        }
+        old
+    }
+
+    /// Add `value` to the `u64` at global address `p` atomically; the old value.
+    ///
+    /// # Safety
+    /// `p` is an 8-aligned pointer into global memory that the kernel may write.
+    #[inline(always)]
+    pub unsafe fn global_atomic_add_u64(p: *mut u64, value: u64) -> u64 {
+        let old: u64;
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "atom.global.add.u64 {o}, [{p}], {v};",
+                o = out(reg64) old, p = in(reg64) p, v = in(reg64) value, options(nostack)
+            );
+        }
+        old
+    }
+
+    /// Set the `u64` at global address `p` to the larger of it and `value`, atomically.
+    ///
+    /// # Safety
+    /// As [`global_atomic_add_u64`].
+    #[inline(always)]
+    pub unsafe fn global_atomic_max_u64(p: *mut u64, value: u64) {
+        let _old: u64;
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "atom.global.max.u64 {o}, [{p}], {v};",
+                o = out(reg64) _old, p = in(reg64) p, v = in(reg64) value, options(nostack)
+            );
+        }
+    }
 }

@@ -1,0 +1,653 @@
+//! Adaptive multidimensional integration (VEGAS with adaptive stratification, "VEGAS+"): the
+//! per-point work, shared by the CPU executor and the GPU kernel.
+//!
+//! One iteration samples `points` points of the unit cube `[0, 1]^d` in `y` space:
+//! - `y` space is cut into `strata^d` equal hypercubes; hypercube `h` gets `n_h` points, the
+//!   points `offsets[h] .. offsets[h + 1]` of the iteration (the host allocates them);
+//! - point `k` draws its `d` coordinates inside its hypercube from stream `first_stream + k` of
+//!   `seed` (two words per coordinate, a 53-bit uniform in `(0, 1]`), so a point's value does not
+//!   depend on which thread, block, device or process evaluates it;
+//! - each `y_j` is mapped to `x_j` through axis `j`'s adaptive grid (`bins` increments with
+//!   edges `edges[j (bins + 1) ..]`, piecewise linear), with Jacobian `J = Π bins Δx_j`;
+//! - `v = f(x) J 2^-s` (`s` = `scale_exp`, a power of two chosen by the host so that `|v| < 2^31`)
+//!   is rounded once to fixed point and added to its hypercube's exact sums `Σv`, `Σv²`, and
+//!   `v² (1 / n_h)` to the exact sum of each axis's bin that the point fell in (the grid's training
+//!   data: an estimate of `∫ (f J)²` over that bin).
+//!
+//! Every sum is an [`ExactSum`] (fixed point, integer addition), so the result is the same bit
+//! for bit whatever the order in which points are added: launch shape, thread count, device
+//! count, MPI ranks.
+//!
+//! Integrands ([`Integrand`]): the six Genz test families and Lepage's pair of narrow Gaussians,
+//! written with correctly rounded operations and [`crate::math64`] only, so both builds evaluate
+//! them to the same bits.
+
+use crate::accum::{ExactSum, MAX_ABS, to_fixed64};
+use crate::convert::u32_pair_to_unit_f64;
+use crate::math64::{exp_f64, sincos_turn_f64};
+use crate::rng::Generator;
+
+/// Most dimensions.
+pub const MAX_DIM: usize = 32;
+/// Most grid increments per axis.
+pub const MAX_BINS: u32 = 512;
+/// Most hypercubes of the stratification.
+pub const MAX_CUBES: u64 = 1 << 20;
+/// Words of a hypercube's sums in the output (`Σv`, then `Σv²`).
+pub const CUBE_WORDS: usize = 6;
+/// Words of one bin's sum.
+pub const BIN_WORDS: usize = 3;
+/// Words of the statistics block: `[max |v| bits, values out of range, values not finite]`.
+pub const STAT_WORDS: usize = 3;
+
+/// The integrand families, by number (`IntegrandParams::family`).
+pub mod family {
+    /// Genz 1: `cos(2π u_1 + Σ a_i x_i)`.
+    pub const OSCILLATORY: u32 = 0;
+    /// Genz 2: `Π 1 / (a_i^-2 + (x_i - u_i)²)`.
+    pub const PRODUCT_PEAK: u32 = 1;
+    /// Genz 3: `(1 + Σ a_i x_i)^-(d+1)`.
+    pub const CORNER_PEAK: u32 = 2;
+    /// Genz 4: `exp(-Σ a_i² (x_i - u_i)²)`.
+    pub const GAUSSIAN: u32 = 3;
+    /// Genz 5: `exp(-Σ a_i |x_i - u_i|)`.
+    pub const CONTINUOUS: u32 = 4;
+    /// Genz 6: `0` where `x_1 > u_1` or `x_2 > u_2`, else `exp(Σ a_i x_i)`.
+    pub const DISCONTINUOUS: u32 = 5;
+    /// Lepage's test: `norm (exp(-Σ (x_i - 1/3)² / w²) + exp(-Σ (x_i - 2/3)² / w²)) / 2`, with
+    /// `w = c` and `norm = (w √π)^-d` (`scale`), whose integral is close to 1 for narrow `w`.
+    pub const NARROW_GAUSSIANS: u32 = 6;
+    /// Families defined.
+    pub const COUNT: u32 = 7;
+}
+
+/// An integrand's parameters, passed to the GPU by value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct IntegrandParams {
+    pub family: u32,
+    pub dim: u32,
+    /// A family's scalar (the narrow Gaussians' width `w`).
+    pub c: f64,
+    /// A family's precomputed factor (the narrow Gaussians' normalisation).
+    pub scale: f64,
+    /// Genz's difficulty parameters `a_i` (only the first `dim` are read).
+    pub a: [f64; MAX_DIM],
+    /// Genz's shift parameters `u_i`.
+    pub u: [f64; MAX_DIM],
+}
+
+/// `1 / (2π)` rounded once, to write `cos(θ)` as the cosine of `θ / 2π` turns.
+const INV_TWO_PI: f64 = 0.159_154_943_091_895_35;
+/// `2^64` as `f64`.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// `floor(w)` for `|w| < 2^62` (truncation, one correction).
+#[inline(always)]
+fn floor_f64(w: f64) -> f64 {
+    let t = w as i64 as f64;
+    if t > w { t - 1.0 } else { t }
+}
+
+/// `cos(2π t)`: `t` reduced to `[0, 1)` turns (exact) and evaluated by `sincos_turn_f64`.
+#[inline(always)]
+fn cos_turns(t: f64) -> f64 {
+    if !(t.abs() < 4.0e18) {
+        return f64::NAN;
+    }
+    let frac = t - floor_f64(t); // exact, in [0, 1]
+    let z = frac * TWO_POW_64; // exact (a power of two)
+    // `frac` can round up to 1.0 only in theory (it is exact); the conversion saturates then.
+    let z = if z >= TWO_POW_64 { 0 } else { z as u64 };
+    sincos_turn_f64(z).1
+}
+
+/// A function of a point of the unit cube, evaluated with the same operations on both builds.
+pub trait Integrand {
+    fn eval(&self, x: &[f64]) -> f64;
+}
+
+impl Integrand for IntegrandParams {
+    #[inline(always)]
+    fn eval(&self, x: &[f64]) -> f64 {
+        genz(self, x)
+    }
+}
+
+/// The built-in integrand `p.family` at `x` (`x.len() == p.dim`); NaN for an unknown family.
+/// Written with iterators only (no index that could panic: the GPU build has no unwinding).
+#[inline(always)]
+pub fn genz(p: &IntegrandParams, x: &[f64]) -> f64 {
+    let axes = || x.iter().zip(&p.a).zip(&p.u).map(|((&x, &a), &u)| (x, a, u));
+    match p.family {
+        family::OSCILLATORY => {
+            let mut s = 0.0;
+            for (x, a, _) in axes() {
+                s += a * x;
+            }
+            cos_turns(p.u[0] + s * INV_TWO_PI)
+        }
+        family::PRODUCT_PEAK => {
+            let mut prod = 1.0;
+            for (x, a, u) in axes() {
+                let t = x - u;
+                prod *= 1.0 / (1.0 / (a * a) + t * t);
+            }
+            prod
+        }
+        family::CORNER_PEAK => {
+            let mut s = 1.0;
+            let mut n = 0;
+            for (x, a, _) in axes() {
+                s += a * x;
+                n += 1;
+            }
+            let r = 1.0 / s;
+            let mut out = r;
+            for _ in 0..n {
+                out *= r;
+            }
+            out
+        }
+        family::GAUSSIAN => {
+            let mut s = 0.0;
+            for (x, a, u) in axes() {
+                let t = a * (x - u);
+                s += t * t;
+            }
+            exp_f64(-s)
+        }
+        family::CONTINUOUS => {
+            let mut s = 0.0;
+            for (x, a, u) in axes() {
+                s += a * (x - u).abs();
+            }
+            exp_f64(-s)
+        }
+        family::DISCONTINUOUS => {
+            let beyond = |i: usize| x.get(i).is_some_and(|&xi| xi > p.u[i & (MAX_DIM - 1)]);
+            if beyond(0) || beyond(1) {
+                return 0.0;
+            }
+            let mut s = 0.0;
+            for (x, a, _) in axes() {
+                s += a * x;
+            }
+            exp_f64(s)
+        }
+        family::NARROW_GAUSSIANS => {
+            let inv_w2 = 1.0 / (p.c * p.c);
+            let (mut s1, mut s2) = (0.0, 0.0);
+            for (xi, _, _) in axes() {
+                let t1 = xi - 1.0 / 3.0;
+                let t2 = xi - 2.0 / 3.0;
+                s1 += t1 * t1;
+                s2 += t2 * t2;
+            }
+            p.scale * 0.5 * (exp_f64(-s1 * inv_w2) + exp_f64(-s2 * inv_w2))
+        }
+        _ => f64::NAN,
+    }
+}
+
+/// The GPU entry point of a user's integrand, for a crate of the user's that is compiled to PTX
+/// like this one (README, "Your own integrand on the GPU"):
+///
+/// ```ignore
+/// #[repr(C)]
+/// #[derive(Clone, Copy)]
+/// pub struct MyParams { pub k: f64 }
+/// impl warpmc_kernels::vegas::Integrand for MyParams {
+///     fn eval(&self, x: &[f64]) -> f64 { /* core operations and warpmc_kernels::math64 only */ }
+/// }
+/// warpmc_kernels::integrand_kernel!(my_integrand, MyParams);
+/// ```
+///
+/// On the PTX build it defines the kernel `my_integrand` (Philox4x32-10 streams), with the
+/// built-in kernel's arguments except that the parameters come by pointer: `(job, params: *const
+/// MyParams, edges, offsets, cubes, bins, stats, shared_bins, first, end)`, and declares the
+/// block's dynamic shared memory that the kernel sums the bins in (invoke it once per crate).
+/// On the CPU build it defines nothing: the host evaluates `MyParams::eval` itself.
+#[macro_export]
+macro_rules! integrand_kernel {
+    ($name:ident, $F:ty) => {
+        // The module's dynamic shared memory (`platform::nvptx::shared_address` names it); the
+        // user's module is compiled on its own, so it declares it too.
+        #[cfg(target_arch = "nvptx64")]
+        core::arch::global_asm!(".extern .shared .align 16 .b8 warpmc_shared[];");
+
+        /// A VEGAS kernel for this crate's integrand (`warpmc_kernels::integrand_kernel!`).
+        ///
+        /// # Safety
+        /// As `warpmc_kernels::gpu::vegas_points`, and `params` points to one value.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            job: $crate::vegas::VegasJob,
+            params: *const $F,
+            edges: *const f64,
+            offsets: *const u64,
+            cubes: *mut u64,
+            bins: *mut u64,
+            stats: *mut u64,
+            shared_bins: u32,
+            first: u64,
+            end: u64,
+        ) {
+            // SAFETY: the host sizes the buffers as `vegas_points` documents.
+            unsafe {
+                $crate::gpu::vegas_points::<$crate::rng::Philox4x32x10, $F>(
+                    job,
+                    &*params,
+                    edges,
+                    offsets,
+                    cubes,
+                    bins,
+                    stats,
+                    shared_bins,
+                    first,
+                    end,
+                )
+            }
+        }
+    };
+}
+
+/// One iteration's sampling plan, passed to the GPU by value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct VegasJob {
+    pub seed: u64,
+    /// The stream of the iteration's point 0.
+    pub first_stream: u64,
+    /// Points of the iteration (`offsets[cubes]`).
+    pub points: u64,
+    /// Hypercubes (`strata^dim`).
+    pub cubes: u64,
+    pub dim: u32,
+    /// Grid increments per axis.
+    pub bins: u32,
+    /// Strata per axis.
+    pub strata: u32,
+    /// Values are `f J 2^-scale_exp`, `-1000 <= scale_exp <= 1000`.
+    pub scale_exp: i32,
+}
+
+/// `2^-s` for `-1000 <= s <= 1000` (exact, built from its bits).
+#[inline(always)]
+pub fn pow2_neg(s: i32) -> f64 {
+    let e = (1023 - s.clamp(-1000, 1000)) as u64;
+    f64::from_bits(e << 52)
+}
+
+/// The hypercube that point `k` belongs to: the `h` with `offsets[h] <= k < offsets[h + 1]`
+/// (binary search; `offsets` is non-decreasing with `cubes + 1` entries).
+#[inline(always)]
+pub fn cube_of(offsets: &[u64], k: u64) -> u64 {
+    let (mut lo, mut hi) = (0usize, offsets.len().saturating_sub(1)); // offsets[lo] <= k < offsets[hi]
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if offsets.get(mid).is_some_and(|&o| o <= k) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo as u64
+}
+
+/// `offsets[i]`, or `u64::MAX` beyond the end (the host checks the plan; no panic on the GPU).
+#[inline(always)]
+fn offset(offsets: &[u64], i: u64) -> u64 {
+    offsets.get(i as usize).copied().unwrap_or(u64::MAX)
+}
+
+/// `edges[i]`, or 1 beyond the end.
+#[inline(always)]
+fn edge(edges: &[f64], i: usize) -> f64 {
+    edges.get(i).copied().unwrap_or(1.0)
+}
+
+/// Where a point's results go: the hypercube sums (flushed once per run of points in the same
+/// hypercube), the bins' sums and the statistics.
+pub trait Sink {
+    /// Add a run of one hypercube's sums.
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum);
+    /// Add fixed-point `q >= 0` to bin `bin` of axis `axis`.
+    fn bin(&mut self, axis: usize, bin: u32, q: i128);
+    /// A value of magnitude `abs_bits` (the bits of `|v|`, ordered as the magnitudes are; 0 for
+    /// a value that is not finite): in range, out of range (`|v| >= 2^31`, left out), or not
+    /// finite (left out).
+    fn value(&mut self, abs_bits: u64, out_of_range: bool, not_finite: bool);
+}
+
+/// The base-`strata` digits of hypercube `h`, axis 0 first (its position along each axis).
+#[inline(always)]
+pub fn cube_digits(h: u64, strata: u32, dim: usize, digits: &mut [u32; MAX_DIM]) {
+    // At most MAX_CUBES = 2^20 hypercubes: 32-bit arithmetic (a 64-bit division costs a GPU
+    // dozens of instructions).
+    let (mut rem, ns) = (h as u32, strata.max(1));
+    for c in digits[..dim.min(MAX_DIM)].iter_mut() {
+        *c = rem % ns;
+        rem /= ns;
+    }
+}
+
+/// The point's `x` (first `dim` entries), the bin of each axis, and the Jacobian, for a point of
+/// the hypercube whose digits are `digits` ([`cube_digits`]).
+#[inline(always)]
+pub fn map_point<G: Generator>(
+    job: &VegasJob,
+    edges: &[f64],
+    digits: &[u32; MAX_DIM],
+    k: u64,
+    x: &mut [f64; MAX_DIM],
+    bin: &mut [u32; MAX_DIM],
+) -> f64 {
+    let mut rng = G::stream(job.seed, job.first_stream + k);
+    let d = (job.dim as usize).min(MAX_DIM);
+    let bins = job.bins;
+    let nb = bins as f64;
+    let inv_ns = 1.0 / job.strata as f64;
+    let stride = bins as usize + 1;
+    let mut jac = 1.0;
+    for j in 0..d {
+        let a = rng.next_u32();
+        let b = rng.next_u32();
+        let u = u32_pair_to_unit_f64(a, b);
+        let y = (digits[j] as f64 + u) * inv_ns;
+        let t = y * nb;
+        let i = (t as u32).min(bins - 1);
+        let frac = t - i as f64;
+        let at = j * stride + i as usize;
+        let lo = edge(edges, at);
+        let width = edge(edges, at + 1) - lo;
+        x[j] = lo + frac * width;
+        jac *= nb * width;
+        bin[j] = i;
+    }
+    jac
+}
+
+/// Evaluate points `first..end` of the iteration (all inside `0..job.points`) and send their
+/// sums to `sink`. `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1`.
+#[inline(always)]
+pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
+    job: &VegasJob,
+    f: &F,
+    edges: &[f64],
+    offsets: &[u64],
+    first: u64,
+    end: u64,
+    sink: &mut S,
+) {
+    if first >= end {
+        return;
+    }
+    let d = (job.dim as usize).min(MAX_DIM);
+    let scale = pow2_neg(job.scale_exp);
+    let mut h = cube_of(offsets, first);
+    let mut next = offset(offsets, h + 1);
+    let mut inv_n = 1.0 / next.wrapping_sub(offset(offsets, h)) as f64;
+    let mut digits = [0u32; MAX_DIM];
+    cube_digits(h, job.strata, d, &mut digits);
+    let mut sum = ExactSum::ZERO;
+    let mut sum_sq = ExactSum::ZERO;
+    let mut x = [0.0f64; MAX_DIM];
+    let mut bin = [0u32; MAX_DIM];
+    let mut k = first;
+    while k < end {
+        if k >= next {
+            sink.cube(h, &sum, &sum_sq);
+            sum = ExactSum::ZERO;
+            sum_sq = ExactSum::ZERO;
+            while k >= next {
+                h += 1;
+                let start = next;
+                next = offset(offsets, h + 1);
+                inv_n = 1.0 / next.wrapping_sub(start) as f64;
+            }
+            cube_digits(h, job.strata, d, &mut digits);
+        }
+        let jac = map_point::<G>(job, edges, &digits, k, &mut x, &mut bin);
+        let v = f.eval(&x[..d]) * jac * scale;
+        let mag = v.abs();
+        if !(mag < MAX_ABS) {
+            // A finite value out of range still reports its size (the host rescales from it).
+            let finite = v.is_finite();
+            sink.value(if finite { mag.to_bits() } else { 0 }, finite, !finite);
+        } else {
+            sink.value(mag.to_bits(), false, false);
+            let sq = v * v;
+            // In range, `|v| < 2^31` and `v² < 2^62`: no conversion fails.
+            sum.add_fixed(to_fixed64(v).unwrap_or(0));
+            sum_sq.add_fixed(to_fixed64(sq).unwrap_or(0));
+            let w = to_fixed64(sq * inv_n).unwrap_or(0);
+            if w != 0 {
+                for (j, &b) in bin[..d].iter().enumerate() {
+                    sink.bin(j, b, w);
+                }
+            }
+        }
+        k += 1;
+    }
+    sink.cube(h, &sum, &sum_sq);
+}
+
+/// The baseline the grid's cost is measured against: points `first..end` at plain uniform
+/// coordinates (no strata, no grid, no bins), each drawing from its stream as [`map_point`] does;
+/// returns `(Σv, Σv², values out of range or not finite)` with `v = f(x) 2^-scale_exp`.
+#[inline(always)]
+pub fn plain_points<G: Generator, F: Integrand + ?Sized>(
+    job: &VegasJob,
+    f: &F,
+    first: u64,
+    end: u64,
+) -> (ExactSum, ExactSum, u64) {
+    let d = (job.dim as usize).min(MAX_DIM);
+    let scale = pow2_neg(job.scale_exp);
+    let (mut sum, mut sum_sq, mut bad) = (ExactSum::ZERO, ExactSum::ZERO, 0u64);
+    let mut x = [0.0f64; MAX_DIM];
+    let mut k = first;
+    while k < end {
+        let mut rng = G::stream(job.seed, job.first_stream + k);
+        for xj in x[..d].iter_mut() {
+            let a = rng.next_u32();
+            let b = rng.next_u32();
+            *xj = u32_pair_to_unit_f64(a, b);
+        }
+        let v = f.eval(&x[..d]) * scale;
+        if v.abs() < MAX_ABS {
+            sum.add_fixed(to_fixed64(v).unwrap_or(0));
+            sum_sq.add_fixed(to_fixed64(v * v).unwrap_or(0));
+        } else {
+            bad += 1;
+        }
+        k += 1;
+    }
+    (sum, sum_sq, bad)
+}
+
+/// The sums of an iteration (or of part of one), laid out as the GPU writes them (CPU build).
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VegasSums {
+    /// `CUBE_WORDS` per hypercube.
+    pub cubes: std::vec::Vec<u64>,
+    /// `BIN_WORDS` per bin, axis-major (`(axis bins + bin) BIN_WORDS`).
+    pub bins: std::vec::Vec<u64>,
+    /// `[max |v| bits, out of range, not finite]`.
+    pub stats: [u64; STAT_WORDS],
+}
+
+/// Add 192-bit two's-complement `b` into `a` (word-wise with carries): the layout's merge.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn add_words(a: &mut [u64], b: &[u64]) {
+    let mut x = ExactSum { w: [a[0], a[1], a[2]] };
+    x.merge(&ExactSum { w: [b[0], b[1], b[2]] });
+    a[..3].copy_from_slice(&x.w);
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl VegasSums {
+    pub fn zeros(cubes: u64, dim: u32, bins: u32) -> Self {
+        Self {
+            cubes: vec![0; cubes as usize * CUBE_WORDS],
+            bins: vec![0; dim as usize * bins as usize * BIN_WORDS],
+            stats: [0; STAT_WORDS],
+        }
+    }
+
+    /// Add another part's sums (integer addition: the order does not matter).
+    pub fn merge(&mut self, o: &Self) {
+        for (a, b) in self.cubes.chunks_exact_mut(BIN_WORDS).zip(o.cubes.chunks_exact(BIN_WORDS)) {
+            add_words(a, b);
+        }
+        for (a, b) in self.bins.chunks_exact_mut(BIN_WORDS).zip(o.bins.chunks_exact(BIN_WORDS)) {
+            add_words(a, b);
+        }
+        self.stats[0] = self.stats[0].max(o.stats[0]);
+        self.stats[1] += o.stats[1];
+        self.stats[2] += o.stats[2];
+    }
+
+    /// Hypercube `h`'s `(Σv, Σv²)`.
+    pub fn cube(&self, h: usize) -> (ExactSum, ExactSum) {
+        let w = &self.cubes[h * CUBE_WORDS..(h + 1) * CUBE_WORDS];
+        (ExactSum { w: [w[0], w[1], w[2]] }, ExactSum { w: [w[3], w[4], w[5]] })
+    }
+
+    /// Bin `b` of axis `j`'s sum, for `bins` increments per axis.
+    pub fn bin(&self, j: usize, b: usize, bins: usize) -> ExactSum {
+        let i = (j * bins + b) * BIN_WORDS;
+        ExactSum { w: [self.bins[i], self.bins[i + 1], self.bins[i + 2]] }
+    }
+}
+
+/// A CPU sink: the sums of a contiguous range of points, whose hypercubes are the contiguous
+/// range starting at `first_cube`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct RangeSink {
+    pub first_cube: u64,
+    pub cubes: std::vec::Vec<u64>,
+    pub bins: std::vec::Vec<u64>,
+    pub stats: [u64; STAT_WORDS],
+    bins_per_axis: usize,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl RangeSink {
+    pub fn new(first_cube: u64, dim: u32, bins: u32) -> Self {
+        Self {
+            first_cube,
+            cubes: std::vec::Vec::new(),
+            bins: vec![0; dim as usize * bins as usize * BIN_WORDS],
+            stats: [0; STAT_WORDS],
+            bins_per_axis: bins as usize,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl Sink for RangeSink {
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum) {
+        let i = (h - self.first_cube) as usize * CUBE_WORDS;
+        if self.cubes.len() < i + CUBE_WORDS {
+            self.cubes.resize(i + CUBE_WORDS, 0);
+        }
+        add_words(&mut self.cubes[i..i + 3], &sum.w);
+        add_words(&mut self.cubes[i + 3..i + 6], &sum_sq.w);
+    }
+
+    fn bin(&mut self, axis: usize, bin: u32, q: i128) {
+        let i = (axis * self.bins_per_axis + bin as usize) * BIN_WORDS;
+        let mut s = ExactSum { w: [self.bins[i], self.bins[i + 1], self.bins[i + 2]] };
+        s.add_fixed(q);
+        self.bins[i..i + 3].copy_from_slice(&s.w);
+    }
+
+    fn value(&mut self, abs_bits: u64, out_of_range: bool, not_finite: bool) {
+        self.stats[0] = self.stats[0].max(abs_bits);
+        self.stats[1] += out_of_range as u64;
+        self.stats[2] += not_finite as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cube_of_finds_the_owner_and_skips_empty_cubes() {
+        let offsets = [0u64, 2, 2, 5, 9];
+        let owners: std::vec::Vec<u64> = (0..9).map(|k| cube_of(&offsets, k)).collect();
+        assert_eq!(owners, [0, 0, 2, 2, 2, 3, 3, 3, 3]);
+    }
+
+    #[test]
+    fn pow2_neg_is_exact() {
+        assert_eq!(pow2_neg(0), 1.0);
+        assert_eq!(pow2_neg(3), 0.125);
+        assert_eq!(pow2_neg(-40), 1_099_511_627_776.0);
+    }
+
+    #[test]
+    fn cos_turns_matches_std() {
+        for t in [0.0, 0.1, 0.25, -0.3, 1.75, 12.345, -7.89] {
+            let want = (t * std::f64::consts::TAU).cos();
+            assert!((cos_turns(t) - want).abs() < 1e-14, "{t}: {} vs {want}", cos_turns(t));
+        }
+    }
+
+    #[test]
+    fn families_match_their_definitions_at_a_point() {
+        let mut p = IntegrandParams { family: 0, dim: 3, c: 0.1, scale: 2.0, a: [0.0; MAX_DIM], u: [0.0; MAX_DIM] };
+        p.a[..3].copy_from_slice(&[1.5, 2.0, 0.5]);
+        p.u[..3].copy_from_slice(&[0.3, 0.6, 0.2]);
+        let x = [0.2, 0.7, 0.9];
+        let sa: f64 = (0..3).map(|i| p.a[i] * x[i]).sum();
+        let want = [
+            (std::f64::consts::TAU * p.u[0] + sa).cos(),
+            (0..3).map(|i| 1.0 / (p.a[i].powi(-2) + (x[i] - p.u[i]).powi(2))).product(),
+            (1.0 + sa).powi(-4),
+            (-(0..3).map(|i| (p.a[i] * (x[i] - p.u[i])).powi(2)).sum::<f64>()).exp(),
+            (-(0..3).map(|i| p.a[i] * (x[i] - p.u[i]).abs()).sum::<f64>()).exp(),
+            0.0, // x_1 = 0.7 > u_2 = 0.6
+        ];
+        for (fam, w) in want.iter().enumerate() {
+            p.family = fam as u32;
+            let got = genz(&p, &x);
+            assert!((got - w).abs() <= 1e-13 * w.abs().max(1e-300), "family {fam}: {got} vs {w}");
+        }
+        p.family = family::DISCONTINUOUS;
+        let inside = [0.1, 0.5, 0.9];
+        let want = (0..3).map(|i| p.a[i] * inside[i]).sum::<f64>().exp();
+        assert!((genz(&p, &inside) - want).abs() < 1e-13 * want);
+        p.family = family::NARROW_GAUSSIANS;
+        let g = |c: f64| (-(0..3).map(|i| (x[i] - c).powi(2)).sum::<f64>() / 0.01).exp();
+        let want = 2.0 * 0.5 * (g(1.0 / 3.0) + g(2.0 / 3.0));
+        assert!((genz(&p, &x) - want).abs() < 1e-13 * want.max(1e-300));
+        p.family = family::COUNT;
+        assert!(genz(&p, &x).is_nan());
+    }
+
+    #[test]
+    fn a_uniform_grid_maps_y_to_itself_with_unit_jacobian() {
+        let job = VegasJob { seed: 7, first_stream: 0, points: 4, cubes: 4, dim: 2, bins: 4, strata: 2, scale_exp: 0 };
+        let edges: std::vec::Vec<f64> = (0..2).flat_map(|_| (0..=4).map(|i| i as f64 / 4.0)).collect();
+        let (mut x, mut bin) = ([0.0; MAX_DIM], [0u32; MAX_DIM]);
+        for h in 0..4u64 {
+            let mut digits = [0u32; MAX_DIM];
+            cube_digits(h, 2, 2, &mut digits);
+            let jac = map_point::<crate::rng::Philox4x32x10>(&job, &edges, &digits, h, &mut x, &mut bin);
+            assert_eq!(jac, 1.0);
+            // Hypercube h = c0 + 2 c1 covers [c0/2, (c0+1)/2] x [c1/2, (c1+1)/2].
+            let (c0, c1) = ((h % 2) as f64, (h / 2) as f64);
+            assert!(x[0] > c0 / 2.0 && x[0] <= (c0 + 1.0) / 2.0, "{h}: {:?}", &x[..2]);
+            assert!(x[1] > c1 / 2.0 && x[1] <= (c1 + 1.0) / 2.0);
+            assert_eq!(bin[0], (x[0] * 4.0).ceil() as u32 - 1);
+        }
+    }
+}
