@@ -166,16 +166,24 @@ fn assemble_cubin(target_root: &Path, ptx_file: &Path, out: &Path) -> Vec<u8> {
         );
         return Vec::new();
     }
-    let status = Command::new(&ptxas)
+    // `-v`: the registers, stack and spills per function, kept beside the PTX for `cargo xtask
+    // test`'s report (which would otherwise assemble the whole module a second time).
+    let report = ptx_file.with_extension("ptxas-v.txt");
+    let _ = fs::remove_file(&report);
+    let output = Command::new(&ptxas)
         .arg(format!("-arch={GPU_ARCH}"))
+        .arg("-v")
         .arg(ptx_file)
         .arg("-o")
         .arg(out)
-        .status()
+        .output()
         .unwrap_or_else(|e| fail(&format!("could not run {}: {e}", ptxas.display()), None));
-    if !status.success() {
-        fail(&format!("{} rejected {} ({status})", ptxas.display(), ptx_file.display()), None);
+    if !output.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+        fail(&format!("{} rejected {} ({})", ptxas.display(), ptx_file.display(), output.status), None);
     }
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    write(&report, text);
     fs::read(out).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", out.display()), None))
 }
 
