@@ -40,7 +40,12 @@ pub mod error;
 pub mod generate;
 pub mod greeks;
 pub mod instruments;
+pub mod integrands;
+pub mod integrate;
+pub mod integrate_plot;
 pub mod jobfile;
+#[cfg(feature = "mpi")]
+pub mod mpi_split;
 pub mod pipeline;
 pub mod plot;
 pub mod pricing;

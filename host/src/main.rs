@@ -32,6 +32,9 @@ enum Command {
     Bench(BenchArgs),
     /// Run a statistical test battery on a generator's words.
     Quality(QualityArgs),
+    /// Adaptive multidimensional integration (VEGAS with adaptive stratification) of a built-in
+    /// integrand on the CPU, one GPU or several (--gpus), with an error bar and chi^2/dof.
+    Integrate(IntegrateArgs),
     /// Show which backends and generators are available.
     Info,
     /// Demonstrations: `pipeline`, the TI example (generation overlapped with host consumption).
@@ -73,6 +76,74 @@ struct PipelineArgs {
     seed: u64,
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+#[derive(Args)]
+struct IntegrateArgs {
+    /// The integrand: oscillatory, product-peak, corner-peak, gaussian, continuous,
+    /// discontinuous (the Genz families) or narrow-gaussians (Lepage's test).
+    #[arg(long)]
+    integrand: String,
+    /// Dimensions, in [1, 32].
+    #[arg(long)]
+    dim: u32,
+    /// Integrand parameters NAME=VALUE (repeatable): a=X or a=X1:X2:..:Xd (Genz's a_i, in
+    /// (0, 1e6]), u=.. (Genz's shifts u_i, in [0, 1]), width=W (narrow-gaussians, in (0.001, 10]).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Stop once the combined relative error is at most this, in (0, 1).
+    #[arg(long, allow_negative_numbers = true)]
+    target_rel_error: Option<f64>,
+    /// Evaluation budget of the whole run (with --iterations M and no target: M iterations of
+    /// evals/M points each), in [1000, 2^50].
+    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
+    evals: Option<i128>,
+    /// Iterations, warm-up included [default: 12; with a target, at most 1000].
+    #[arg(long)]
+    iterations: Option<u32>,
+    /// Evaluations per iteration [default: 10^6, or evals / iterations], in [1000, 2^40].
+    #[arg(long, value_parser = parse_count, allow_negative_numbers = true)]
+    evals_per_iteration: Option<i128>,
+    /// Leading iterations that adapt the grid but are left out of the estimate.
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Grid increments per axis, in [2, 512].
+    #[arg(long, default_value_t = 128)]
+    bins: u32,
+    /// Strata per axis [default: the largest s with s^dim <= evals per iteration / 4, s^dim <= 2^20].
+    #[arg(long)]
+    strata: Option<u32>,
+    /// Grid damping alpha, in [0, 2] (0: no grid adaptation).
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    alpha: f64,
+    /// Stratification damping beta, in [0, 1] (0: the same points in every hypercube).
+    #[arg(long, default_value_t = 0.75, allow_negative_numbers = true)]
+    beta: f64,
+    #[arg(long, value_enum, default_value_t = GeneratorKind::Philox4x32x10)]
+    generator: GeneratorKind,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// GPUs: all, a count N (devices 0..N-1) or a list 0,1 [default: --gpu-device alone].
+    #[arg(long)]
+    gpus: Option<String>,
+    #[arg(long)]
+    json: bool,
+    /// Print each iteration's estimate as it finishes (standard error).
+    #[arg(long)]
+    verbose: bool,
+    /// Draw the run: each iteration's estimate with its error bar, and the adapted grid of two
+    /// axes (--plot-axes), as FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE.svg|png")]
+    plot: Option<PathBuf>,
+    /// The two axes of the grid panel of --plot, each below --dim.
+    #[arg(long, default_value = "0,1", value_name = "I,J")]
+    plot_axes: String,
+    /// After the run, time one iteration's kernel on the first GPU against a fused kernel that
+    /// evaluates the same integrand at plain uniform points (the grid's overhead).
+    #[arg(long)]
+    kernel_rates: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -441,12 +512,32 @@ fn render(e: &Error) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Under mpirun (the `mpi` feature), `price` and `integrate` split their work between the
+    // ranks; MPI lives until the end of main, and only rank 0 writes to standard output.
+    #[cfg(feature = "mpi")]
+    let _universe = if warpmc::mpi_split::launched_by_mpirun() && matches!(cli.command, Command::Price(_) | Command::Integrate(_)) {
+        match warpmc::mpi_split::initialize() {
+            Ok(u) => {
+                if warpmc::mpi_split::rank() != 0 {
+                    warpmc::mpi_split::silence_stdout();
+                }
+                Some(u)
+            }
+            Err(e) => {
+                eprintln!("error: {}", render(&e));
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let result = match cli.command {
         Command::Price(a) => price(a),
         Command::Generate(a) => generate(a),
         Command::Demo(DemoCommand::Pipeline(a)) => demo_pipeline(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Quality(a) => quality(a),
+        Command::Integrate(a) => integrate_cmd(a),
         Command::Info => info(),
         Command::CheckKernels => check_kernels(),
     };
@@ -459,6 +550,142 @@ fn main() -> ExitCode {
             ExitCode::from(if matches!(e, Error::CheckFailed(_) | Error::BatteryFailed(_)) { 3 } else { 2 })
         }
     }
+}
+
+fn integrate_cmd(a: IntegrateArgs) -> warpmc::Result<()> {
+    use warpmc::integrands::{Family, IntegrandSpec};
+    use warpmc::integrate::{Integrand, IntegrateReport, IntegrateSpec, Runners, integrate};
+    let mut is = IntegrandSpec::new(Family::parse(&a.integrand)?, a.dim)?;
+    for p in &a.params {
+        is.set(p)?;
+    }
+    let mut spec = IntegrateSpec::new(a.dim);
+    spec.generator = a.generator;
+    spec.seed = a.seed;
+    spec.warmup = a.warmup;
+    spec.bins = a.bins;
+    spec.strata = a.strata;
+    spec.alpha = a.alpha;
+    spec.beta = a.beta;
+    spec.target_rel_error = a.target_rel_error;
+    let evals = a.evals.map(|v| count_in("evals", v, 1000, 1 << 50, "[1000, 2^50]")).transpose()?;
+    spec.max_evals = evals;
+    spec.max_iterations = a.iterations.unwrap_or(if a.target_rel_error.is_some() { 1000 } else { 12 });
+    spec.evals_per_iteration = match (a.evals_per_iteration, evals) {
+        (Some(v), _) => count_in("evals_per_iteration", v, 1000, 1 << 40, "[1000, 2^40]")?,
+        (None, Some(n)) if a.target_rel_error.is_none() => (n / spec.max_iterations.max(1) as u64).max(1),
+        _ => 1_000_000,
+    };
+    let plot_axes = match a.plot_axes.split_once(',').map(|(i, j)| (i.trim().parse::<usize>(), j.trim().parse::<usize>())) {
+        Some((Ok(i), Ok(j))) => (i, j),
+        _ => {
+            return Err(Error::InvalidParameter {
+                field: "plot_axes",
+                value: a.plot_axes.clone(),
+                allowed: "two axis numbers I,J below dim".into(),
+            });
+        }
+    };
+    if let Some(path) = &a.plot {
+        warpmc::integrate_plot::check(path, plot_axes, a.dim)?;
+    }
+    let runners = Runners::open(&a.backend.options(), a.gpus.as_deref())?;
+    let params = is.params();
+    // Under mpirun (the `mpi` feature), the ranks are the outer level of the split and only
+    // rank 0 prints.
+    #[cfg(feature = "mpi")]
+    let mpi_runner = warpmc::mpi_split::active().then(|| warpmc::mpi_split::MpiRunner::new(runners.list()));
+    #[cfg(feature = "mpi")]
+    if let Some(m) = &mpi_runner {
+        m.check_same_everywhere(&serde_json::to_vec(&(&is, &spec)).expect("settings serialise"))?;
+    }
+    #[cfg(feature = "mpi")]
+    let (list, rank0, ranks): (Vec<&dyn warpmc::integrate::VegasRunner>, bool, usize) = match &mpi_runner {
+        Some(m) => (vec![m], m.rank() == 0, m.size()),
+        None => (runners.list(), true, 1),
+    };
+    #[cfg(not(feature = "mpi"))]
+    let (list, rank0, ranks) = (runners.list(), true, 1usize);
+    let verbose = a.verbose && rank0;
+    let r = integrate(&spec, &Integrand::Builtin(&params), &list, |it| {
+        if verbose {
+            eprintln!(
+                "iteration: {:.10e} ± {:.3e} ({} evals, {:.3} s{}{})",
+                it.estimate,
+                it.std_error,
+                it.evals,
+                it.seconds,
+                if it.kept { "" } else { ", warm-up" },
+                if it.rescaled > 0 { ", rescaled" } else { "" }
+            );
+        }
+    })?;
+    let mut report = IntegrateReport::new(&is, &spec, &list, &r);
+    report.ranks = ranks;
+    if a.kernel_rates {
+        #[cfg(feature = "gpu")]
+        if let Runners::Gpu(g) = &runners {
+            report.kernel_rates = Some(warpmc::integrate::kernel_rates(&g[0], &spec, &params, &r)?);
+        }
+        if report.kernel_rates.is_none() {
+            return Err(Error::InvalidParameter {
+                field: "kernel_rates",
+                value: "set".into(),
+                allowed: "a GPU backend (--backend gpu or auto with a GPU)".into(),
+            });
+        }
+    }
+    if !rank0 {
+        return Ok(());
+    }
+    if let Some(path) = &a.plot {
+        let title = format!("warpmc integrate: {} in {} dimensions, {}", is.family.name(), is.dim, report.backend);
+        warpmc::integrate_plot::draw(path, &title, &r, report.exact, plot_axes)?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("the report serialises"));
+        return Ok(());
+    }
+    println!("integrand  {} in {} dimensions", is.family.name(), is.dim);
+    println!("estimate   {:.12e} ± {:.3e} (relative {:.2e})", report.estimate, report.std_error, report.rel_error);
+    println!("exact      {:.12e}   z = {:+.2}", report.exact, report.z);
+    println!("chi2/dof   {:.3} ({} dof)", report.chi2_per_dof, report.dof);
+    println!(
+        "evals      {} in {} iterations ({} warm-up), stopped by {}",
+        report.evals, report.iterations, spec.warmup, report.stopped_by
+    );
+    println!(
+        "plan       {} strata per axis ({} hypercubes), {} grid increments per axis, generator {}",
+        report.strata,
+        report.cubes,
+        spec.bins,
+        spec.generator.name()
+    );
+    println!(
+        "wall       {:.3} s, {:.3e} evals/s on {}",
+        report.wall_seconds, report.evals_per_second, report.backend
+    );
+    if let Some(k) = &report.kernel_rates {
+        println!(
+            "kernels    VEGAS {:.3e} evals/s, plain uniform points {:.3e} evals/s: {:.1}% ({} points)",
+            k.vegas,
+            k.plain,
+            100.0 * k.ratio,
+            k.points
+        );
+    }
+    Ok(())
+}
+
+/// The backend of `warpmc price`: `a`'s, split between the MPI ranks under mpirun (the `mpi`
+/// feature).
+fn open_price_backend(a: &BackendArgs) -> warpmc::Result<Box<dyn warpmc::backend::Executor>> {
+    let exec = backend::open(&a.options())?;
+    #[cfg(feature = "mpi")]
+    if warpmc::mpi_split::active() {
+        return Ok(Box::new(warpmc::mpi_split::MpiExecutor::new(exec)));
+    }
+    Ok(exec)
 }
 
 fn price(a: PriceArgs) -> warpmc::Result<()> {
@@ -516,7 +743,7 @@ fn price(a: PriceArgs) -> warpmc::Result<()> {
         transform: a.transform,
     };
     job.validate()?;
-    let exec = backend::open(&a.backend.options())?;
+    let exec = open_price_backend(&a.backend)?;
     let bar = (!a.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(job.paths);
         bar.set_style(
@@ -563,7 +790,7 @@ fn price_suite(a: &PriceArgs) -> warpmc::Result<()> {
         });
     }
     let paths = count_in("paths", a.paths, 2, warpmc::pricing::limits::PATHS_MAX, "[2, 2^40]")?;
-    let exec = backend::open(&a.backend.options())?;
+    let exec = open_price_backend(&a.backend)?;
     let settings = RunSettings {
         paths,
         seed: a.seed,
@@ -892,7 +1119,7 @@ fn print_greeks(g: &warpmc::greeks::GreeksReport) {
 
 /// The backend the one-asset instruments run on (`auto`: the GPU where one opens).
 fn instrument_backend(a: &PriceArgs) -> warpmc::Result<Box<dyn warpmc::backend::Executor>> {
-    backend::open(&a.backend.options())
+    open_price_backend(&a.backend)
 }
 
 /// `warpmc price JOB.toml`: every instrument of the file, in order.
@@ -1396,6 +1623,41 @@ fn check_kernels() -> warpmc::Result<()> {
     check_curand_kernels(gpu.as_ref())?;
     #[cfg(feature = "gpu")]
     check_study_kernels(gpu.as_ref())?;
+    #[cfg(feature = "gpu")]
+    check_vegas_kernels(gpu.as_ref())?;
+    Ok(())
+}
+
+/// Every generator's VEGAS kernel (a two-iteration run: bins in shared memory, and 32 x 128 bins
+/// in global memory) and the plain-points baseline, once each.
+#[cfg(feature = "gpu")]
+fn check_vegas_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()> {
+    use warpmc::integrands::{Family, IntegrandSpec};
+    use warpmc::integrate::{Integrand, IntegrateSpec, integrate};
+    let device = gpu.as_gpu().expect("a GPU executor");
+    let mut runs = 0;
+    for &generator in GeneratorKind::ALL {
+        if generator.lanes() != 1 {
+            continue;
+        }
+        for (family, dim) in [(Family::NarrowGaussians, 3), (Family::Oscillatory, 32)] {
+            let is = IntegrandSpec::new(family, dim)?;
+            let p = is.params();
+            let spec = IntegrateSpec {
+                generator,
+                evals_per_iteration: 3000,
+                max_iterations: 2,
+                warmup: 1,
+                ..IntegrateSpec::new(dim)
+            };
+            integrate(&spec, &Integrand::Builtin(&p), &[device], |_| {})?;
+            runs += 1;
+        }
+    }
+    let p = IntegrandSpec::new(Family::Gaussian, 4)?.params();
+    let job = warpmc_kernels::vegas::VegasJob { seed: 3, points: 5000, dim: 4, ..Default::default() };
+    device.time_vegas_plain(&job, &p, 5000)?;
+    println!("VEGAS: {runs} integrations (every generator with per-thread streams), the plain-points baseline");
     Ok(())
 }
 

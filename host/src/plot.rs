@@ -85,7 +85,7 @@ const LARGEST_DRAWN: f64 = 1e200;
 const NARROWEST: f64 = 1e-9;
 
 /// The family name the embedded font is registered under, and the one every style asks for.
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 /// DejaVu Sans from Debian's fonts-dejavu-core; see host/data/fonts/README.md.
 static FONT_BYTES: &[u8] = include_bytes!("../data/fonts/DejaVuSans.ttf");
 
@@ -136,7 +136,7 @@ pub fn draw(path: &Path, plot: &PricePlot) -> Result<()> {
 
 /// Registers the embedded font with plotters once per process. Every text needs it, even in
 /// an SVG: plotters measures labels with the font to lay out the chart.
-fn register_font() -> std::result::Result<(), &'static str> {
+pub(crate) fn register_font() -> std::result::Result<(), &'static str> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES).is_ok());
     if ok { Ok(()) } else { Err("the embedded font host/data/fonts/DejaVuSans.ttf could not be read") }

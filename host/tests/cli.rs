@@ -930,3 +930,131 @@ fn demo_pipeline_reports_each_way_with_the_same_tally() {
     let o = warpmc(&["demo", "pipeline", "--backend", "cpu", "--streams", "0"]);
     assert!(!o.status.success() && stderr(&o).contains("--streams"), "{}", stderr(&o));
 }
+
+fn integrate_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["integrate", "--json"];
+    all.extend_from_slice(args);
+    let o = warpmc(&all);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).expect("integrate --json prints JSON")
+}
+
+#[test]
+fn integrate_reports_the_estimate_against_the_closed_form() {
+    let common = ["--integrand", "gaussian", "--dim", "3", "--evals-per-iteration", "20000", "--iterations", "6"];
+    let one = integrate_json(&[&common[..], &["--backend", "cpu", "--threads", "1"]].concat());
+    for key in ["estimate", "std_error", "chi2_per_dof", "dof", "evals", "iterations", "exact", "z", "wall_seconds", "evals_per_second"] {
+        assert!(one.get(key).is_some(), "integrate --json lacks {key}: {one}");
+    }
+    let z = one["z"].as_f64().unwrap();
+    assert!(z.abs() < 4.0, "z = {z}: {one}");
+    assert_eq!(one["iterations"], 6);
+    assert_eq!(one["dof"], 3, "6 iterations less 2 warm-up give 3 degrees of freedom");
+    // Bit for bit the same with 7 threads, and on the GPU where there is one.
+    let seven = integrate_json(&[&common[..], &["--backend", "cpu", "--threads", "7"]].concat());
+    assert_eq!(one["estimate"], seven["estimate"]);
+    assert_eq!(one["std_error"], seven["std_error"]);
+    if gpu_present() {
+        let gpu = integrate_json(&[&common[..], &["--backend", "gpu", "--gpus", "all"]].concat());
+        assert_eq!(one["estimate"], gpu["estimate"], "GPU: {gpu}");
+        assert_eq!(one["std_error"], gpu["std_error"]);
+    }
+    // The table names what it shows.
+    let o = warpmc(&[&["integrate"][..], &common[..], &["--backend", "cpu"]].concat());
+    let out = stdout(&o);
+    for want in ["estimate", "exact", "chi2/dof", "evals", "wall"] {
+        assert!(out.contains(want), "the table lacks {want}: {out}");
+    }
+}
+
+#[test]
+fn integrate_errors_name_the_field_and_range() {
+    let base = ["integrate", "--backend", "cpu", "--integrand", "gaussian"];
+    for (extra, want) in [
+        (&["--dim", "0"][..], "invalid --dim: 0 is outside the allowed range [1, 32]"),
+        (&["--dim", "33"], "invalid --dim: 33"),
+        (&["--dim", "2", "--target-rel-error", "-1"], "invalid --target-rel-error"),
+        (&["--dim", "2", "--target-rel-error", "0"], "invalid --target-rel-error"),
+        (&["--dim", "2", "--param", "b=1"], "invalid --param"),
+        (&["--dim", "2", "--param", "a=-3"], "invalid --param a"),
+        (&["--dim", "2", "--evals", "10"], "invalid --evals"),
+        (&["--dim", "2", "--bins", "1"], "invalid --bins"),
+    ] {
+        let o = warpmc(&[&base[..], extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
+    }
+    let o = warpmc(&["integrate", "--integrand", "nope", "--dim", "2"]);
+    assert!(stderr(&o).contains("invalid --integrand: nope"), "{}", stderr(&o));
+}
+
+/// Two and three MPI ranks give a single process's integral, and two its prices, bit for bit
+/// (the `mpi` feature; CI builds it and runs this test under Open MPI).
+#[cfg(feature = "mpi")]
+#[test]
+fn integrate_under_mpirun_matches_one_process() {
+    let bin = std::env::var("WARPMC_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_warpmc").to_string());
+    let args = [
+        "integrate",
+        "--json",
+        "--backend",
+        "cpu",
+        "--integrand",
+        "narrow-gaussians",
+        "--dim",
+        "4",
+        "--evals-per-iteration",
+        "40000",
+        "--iterations",
+        "6",
+    ];
+    let one = integrate_json(&args[2..]);
+    for ranks in ["2", "3"] {
+        let o = Command::new("mpirun")
+            .args(["--oversubscribe", "--allow-run-as-root", "-n", ranks, &bin])
+            .args(args)
+            .output()
+            .expect("run mpirun (Open MPI; `cargo xtask setup` installs it)");
+        assert!(o.status.success(), "mpirun -n {ranks}: {}", stderr(&o));
+        let many: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("rank 0 prints one JSON report");
+        assert_eq!(many["ranks"], ranks.parse::<u64>().unwrap(), "{many}");
+        for key in ["estimate", "std_error", "chi2_per_dof", "evals"] {
+            assert_eq!(one[key], many[key], "{key} differs with {ranks} ranks");
+        }
+    }
+    // `warpmc price` splits its paths between the ranks: the same price, bit for bit.
+    for job in [&["--paths", "30000", "--steps", "16"][..], &["--instrument", "european-call", "--paths", "50000"]] {
+        let args = [&["price", "--json", "--backend", "cpu"][..], job].concat();
+        let single = warpmc(&args);
+        assert!(single.status.success(), "{}", stderr(&single));
+        let o = Command::new("mpirun")
+            .args(["--oversubscribe", "--allow-run-as-root", "-n", "2", &bin])
+            .args(&args)
+            .output()
+            .expect("run mpirun");
+        assert!(o.status.success(), "mpirun price: {}", stderr(&o));
+        let (a, b): (serde_json::Value, serde_json::Value) =
+            (serde_json::from_str(&stdout(&single)).unwrap(), serde_json::from_str(&stdout(&o)).expect("one report"));
+        assert_eq!(a["price"], b["price"], "{job:?}: {a} vs {b}");
+        assert_eq!(a["std_error"], b["std_error"], "{job:?}");
+    }
+}
+
+#[test]
+fn integrate_plot_draws_the_iterations_and_the_grid() {
+    let dir = std::env::temp_dir().join(format!("warpmc-integrate-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("run.svg");
+    let base = ["integrate", "--backend", "cpu", "--integrand", "narrow-gaussians", "--dim", "3"];
+    let o = warpmc(&[&base[..], &["--evals-per-iteration", "20000", "--iterations", "5", "--plot", svg.to_str().unwrap(), "--plot-axes", "2,0"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("<svg") && text.contains("adapted grid: axes 2 and 0") && text.contains("exact"), "{}", &text[..text.len().min(400)]);
+    for (axes, want) in [("0,3", "invalid --plot-axes"), ("1,1", "invalid --plot-axes"), ("x", "invalid --plot-axes")] {
+        let o = warpmc(&[&base[..], &["--plot", svg.to_str().unwrap(), "--plot-axes", axes]].concat());
+        assert!(stderr(&o).contains(want), "{axes}: {}", stderr(&o));
+    }
+    let o = warpmc(&[&base[..], &["--plot", dir.join("run.pdf").to_str().unwrap()]].concat());
+    assert!(stderr(&o).contains("invalid --plot"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

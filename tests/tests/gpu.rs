@@ -580,3 +580,123 @@ fn gpu_streams_equal_the_direct_fill() {
     assert_eq!(counter.load(Ordering::Acquire), n);
     assert!((10..=14).contains(&n), "{n} blocks launched");
 }
+
+/// The integrator on the GPU gives the CPU's result bit for bit (estimate, error, final grid) for
+/// several integrands, generators and dimensions, for the default and an odd launch shape, with
+/// the bins summed in shared memory and (32 dimensions x 128 bins) in global memory, and with the
+/// points split between two executors (the second GPU where there is one, else a second context
+/// on the same GPU).
+#[test]
+fn gpu_integration_matches_the_cpu_bit_for_bit() {
+    use warpmc::backend::BackendKind;
+    use warpmc::backend::gpu::GpuExecutor;
+    use warpmc::integrands::{Family, IntegrandSpec};
+    use warpmc::integrate::{Integrand, IntegrateSpec, VegasRunner, integrate};
+    let Some(g) = gpu_or_skip("gpu_integration_matches_the_cpu_bit_for_bit") else { return };
+    let gpu = g.as_gpu().expect("a GPU executor");
+    let shaped = GpuExecutor::new(&BackendOptions {
+        kind: BackendKind::Gpu,
+        gpu_block: Some(64),
+        gpu_grid: Some(7),
+        ..Default::default()
+    })
+    .unwrap();
+    let devices = cudarc_device_count();
+    let second =
+        GpuExecutor::new(&BackendOptions { kind: BackendKind::Gpu, gpu_device: devices.min(2) - 1, ..Default::default() })
+            .unwrap();
+    let cpu = warpmc::backend::cpu::CpuExecutor::new(Some(3)).unwrap();
+    let cases = [
+        (Family::Gaussian, 4, GeneratorKind::Philox4x32x10, 64),
+        (Family::NarrowGaussians, 8, GeneratorKind::Mrg32k3a, 128),
+        (Family::Oscillatory, 32, GeneratorKind::Xorwow, 128),
+        (Family::CornerPeak, 3, GeneratorKind::HybridTaus, 32),
+        (Family::Discontinuous, 5, GeneratorKind::Mt19937, 16),
+        (Family::ProductPeak, 2, GeneratorKind::Gm31, 256),
+        (Family::Continuous, 6, GeneratorKind::Kiss, 50),
+    ];
+    for (family, dim, generator, bins) in cases {
+        let is = IntegrandSpec::new(family, dim).unwrap();
+        let p = is.params();
+        let spec = IntegrateSpec {
+            generator,
+            bins,
+            evals_per_iteration: if generator == GeneratorKind::Mt19937 { 8_000 } else { 60_000 },
+            max_iterations: 5,
+            ..IntegrateSpec::new(dim)
+        };
+        let run = |runners: &[&dyn VegasRunner]| integrate(&spec, &Integrand::Builtin(&p), runners, |_| {}).unwrap();
+        let want = run(&[&cpu]);
+        for (label, runners) in
+            [("one GPU", vec![gpu as &dyn VegasRunner]), ("block 64 x 7", vec![&shaped as &dyn VegasRunner]), ("two executors", vec![gpu as &dyn VegasRunner, &second])]
+        {
+            let got = run(&runners);
+            let what = format!("{} d={dim} {generator:?} on {label}", family.name());
+            assert_eq!(got.estimate.to_bits(), want.estimate.to_bits(), "{what}: {} vs {}", got.estimate, want.estimate);
+            assert_eq!(got.std_error.to_bits(), want.std_error.to_bits(), "{what}");
+            assert_eq!(got.grid, want.grid, "{what}: the grids differ");
+        }
+        let z = (want.estimate - is.exact()) / want.std_error;
+        assert!(z.abs() < 5.0, "{} d={dim}: {} ± {} vs {} (z = {z:.2})", family.name(), want.estimate, want.std_error, is.exact());
+    }
+    // The warp generators' collective streams cannot drive the GPU integrator: an error, by name.
+    let is = IntegrandSpec::new(Family::Gaussian, 2).unwrap();
+    let p = is.params();
+    let spec = IntegrateSpec { generator: GeneratorKind::Warp, evals_per_iteration: 10_000, ..IntegrateSpec::new(2) };
+    let err = integrate(&spec, &Integrand::Builtin(&p), &[gpu as &dyn VegasRunner], |_| {}).unwrap_err();
+    assert!(err.to_string().contains("generator"), "{err}");
+    // The baseline kernel evaluates the same integrand: its mean agrees with the integral.
+    let job = warpmc_kernels::vegas::VegasJob { seed: 3, points: 1 << 20, dim: 2, scale_exp: -20, ..Default::default() };
+    let (_, s1, _, bad) = gpu.time_vegas_plain(&job, &p, 1 << 20).unwrap();
+    assert_eq!(bad, 0);
+    let mean = s1 / (1u64 << 20) as f64 * 2f64.powi(-20);
+    assert!((mean - is.exact()).abs() < 0.02 * is.exact(), "baseline mean {mean} vs {}", is.exact());
+}
+
+/// CUDA devices present (at least 1 where a GPU test runs).
+fn cudarc_device_count() -> usize {
+    warpmc::integrate::gpu_count().unwrap_or(1).max(1)
+}
+
+/// A user's integrand crate compiled to PTX (examples/user-integrand, `cargo xtask
+/// build-integrand`) gives on the GPU the bits its Rust function gives on the CPU, and the closed
+/// form within 4 standard errors. The module is `$WARPMC_EXAMPLE_PTX`, else the one `cargo xtask
+/// build-integrand` writes; with a GPU required, a missing module is a failure.
+#[test]
+fn gpu_runs_a_compiled_user_integrand() {
+    use warpmc::integrate::{CompiledIntegrand, Integrand, IntegrateSpec, VegasRunner, integrate};
+    use warpmc_example_integrand::Ridge;
+    use warpmc_kernels::vegas::Integrand as _;
+    let Some(g) = gpu_or_skip("gpu_runs_a_compiled_user_integrand") else { return };
+    let gpu = g.as_gpu().expect("a GPU executor");
+    let path = std::env::var("WARPMC_EXAMPLE_PTX").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../target/integrands/warpmc_example_integrand.ptx").to_string()
+    });
+    let ptx = match std::fs::read_to_string(&path) {
+        Ok(p) => p,
+        Err(e) if warpmc_tests::gpu_required() => panic!("WARPMC_REQUIRE_GPU=1 but no example module at {path}: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED gpu_runs_a_compiled_user_integrand: no module at {path} ({e}; run `cargo xtask build-integrand`)");
+            return;
+        }
+    };
+    for dim in [3u32, 9] {
+        let mut ridge = Ridge { k: 2.0, dim, pad: 0, m: [0.0; warpmc_kernels::vegas::MAX_DIM] };
+        for (i, m) in ridge.m[..dim as usize].iter_mut().enumerate() {
+            *m = 0.2 + 0.07 * i as f64;
+        }
+        let f = |x: &[f64]| ridge.eval(x);
+        let spec = IntegrateSpec { evals_per_iteration: 50_000, max_iterations: 5, ..IntegrateSpec::new(dim) };
+        let cpu = warpmc::backend::cpu::CpuExecutor::new(Some(2)).unwrap();
+        let want = integrate(&spec, &Integrand::Closure(&f), &[&cpu as &dyn VegasRunner], |_| {}).unwrap();
+        let compiled = CompiledIntegrand { ptx: &ptx, kernel: "ridge_vegas", params: ridge.as_bytes(), dim, cpu: &f };
+        let got = integrate(&spec, &Integrand::Compiled(&compiled), &[gpu as &dyn VegasRunner], |_| {}).unwrap();
+        assert_eq!(got.estimate.to_bits(), want.estimate.to_bits(), "d={dim}: {} vs {}", got.estimate, want.estimate);
+        assert_eq!(got.std_error.to_bits(), want.std_error.to_bits(), "d={dim}");
+        // The same module on the CPU path (the compiled integrand's `cpu` function).
+        let again = integrate(&spec, &Integrand::Compiled(&compiled), &[&cpu as &dyn VegasRunner], |_| {}).unwrap();
+        assert_eq!(again.estimate.to_bits(), want.estimate.to_bits());
+        let z = (want.estimate - ridge.exact()) / want.std_error;
+        assert!(z.abs() < 4.0, "d={dim}: {} ± {} vs {} (z = {z:.2})", want.estimate, want.std_error, ridge.exact());
+    }
+}

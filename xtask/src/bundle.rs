@@ -62,6 +62,10 @@ pub fn device_bundle() -> Result<()> {
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
     add_binary(Path::new("target/release/warpmc"), &bundle.join("warpmc"), strip)?;
 
+    heading("the example integrand's PTX module (examples/user-integrand), for the compiled-integrand test");
+    let ptx = crate::integrand::build_integrand(Path::new("examples/user-integrand/Cargo.toml"), None)?;
+    fs::copy(&ptx, bundle.join("warpmc_example_integrand.ptx"))?;
+
     heading("the test executables (without the CPU-only integration tests, which CI runs)");
     let tests: Vec<_> = test_executables()?
         .into_iter()

@@ -4,11 +4,11 @@
 #
 # Usage: bash run.sh [OUT_DIR]        OUT_DIR defaults to $OUT, else ./device-out
 #
-# WARPMC_DEVICE_PARTS (default "tests cli stream bench curand sanitizer") picks the parts to run, for a lent
+# WARPMC_DEVICE_PARTS (default "tests cli stream integrate bench curand sanitizer") picks the parts to run, for a lent
 # machine whose calls are limited in time: a part left out is reported as NOT RUN and fails the run.
 #
-# Writes 13 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, suite-gpu.txt,
-# greeks-gpu.txt, pipeline-gpu.json, stream.log, bench.json, bench.md, bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
+# Writes 14 files to OUT_DIR: summary.txt, tests.log, run.log, price-gpu.json, suite-gpu.txt,
+# greeks-gpu.txt, pipeline-gpu.json, stream.log, integrate.log, bench.json, bench.md, bench.log, curand.log, sanitizer.log. Exit status: 0 when every test passed, compute-sanitizer found no error
 # in any kernel, and the price and bench runs succeeded, else 1. A compute-sanitizer that is
 # missing or refuses the device is reported as NOT RUN in the summary (and does not pass silently).
 # Only reads the GPU's settings (nvidia-smi --query-gpu); never changes them.
@@ -30,7 +30,7 @@ TMP="$(mktemp)"
 trap 'rm -f "$TMP"' EXIT
 
 summary() { echo "$*" >>"$SUMMARY"; }
-PARTS=" ${WARPMC_DEVICE_PARTS:-tests cli stream bench curand sanitizer} "
+PARTS=" ${WARPMC_DEVICE_PARTS:-tests cli stream integrate bench curand sanitizer} "
 SKIPPED=""
 want() {
     case "$PARTS" in *" $1 "*) return 0 ;; esac
@@ -91,6 +91,8 @@ fi
 
 export WARPMC_REQUIRE_GPU=1
 export WARPMC_BIN="$BUNDLE/warpmc"
+# The example integrand's PTX module (examples/user-integrand), for the compiled-integrand test.
+export WARPMC_EXAMPLE_PTX="$BUNDLE/warpmc_example_integrand.ptx"
 
 if want tests; then
 # --- Test executables -------------------------------------------------------------------------
@@ -269,6 +271,58 @@ summary "  generate --count inf | head -c 100000000: warpmc exit $rc"
 
 fi
 
+if want integrate; then
+# --- The integrator: every family on the GPU, the grid's overhead, one GPU against all ----------
+heading "integration (log: integrate.log)"
+INT_LOG="$OUT_DIR/integrate.log"
+: >"$INT_LOG"
+summary ""
+summary "integration (integrate.log):"
+jnum() { sed -nE "s/^  \"$1\": ([-0-9.eE+]+),?$/\1/p" "$2" | head -n 1; }
+summary "  validation, --backend gpu --evals-per-iteration 2^22 --iterations 12 (2 warm-up), Philox:"
+summary "  family            d   estimate              std error   exact                 z      chi2/dof  Mevals/s"
+for family in oscillatory product-peak corner-peak gaussian continuous discontinuous narrow-gaussians; do
+    for d in 4 8 32; do
+        ./warpmc integrate --backend gpu --integrand "$family" --dim "$d" --evals-per-iteration '2^22' --iterations 12 --json >"$TMP" 2>>"$INT_LOG"
+        rc=$?
+        { echo "===== $family d=$d (exit $rc)"; cat "$TMP"; } >>"$INT_LOG"
+        if [ "$rc" -ne 0 ]; then CLI_FAILED=1; summary "  $family d=$d: FAILED (exit $rc)"; continue; fi
+        line="$(printf '  %-16s %3s  %-20s  %-10s  %-20s  %+6.2f  %7.3f  %9.1f' "$family" "$d" "$(jnum estimate "$TMP")" \
+            "$(jnum std_error "$TMP")" "$(jnum exact "$TMP")" "$(jnum z "$TMP")" "$(jnum chi2_per_dof "$TMP")" \
+            "$(awk -v r="$(jnum evals_per_second "$TMP")" 'BEGIN { print r / 1e6 }')")"
+        echo "$line"; summary "$line"
+    done
+done
+summary "  the grid's overhead (--kernel-rates, d = 8, 2^26 points: the VEGAS kernel against plain uniform points):"
+for family in oscillatory product-peak corner-peak gaussian continuous discontinuous narrow-gaussians; do
+    ./warpmc integrate --backend gpu --integrand "$family" --dim 8 --evals-per-iteration '2^26' --iterations 4 --kernel-rates >"$TMP" 2>&1
+    rc=$?
+    { echo "===== kernel rates $family (exit $rc)"; cat "$TMP"; } >>"$INT_LOG"
+    [ "$rc" -eq 0 ] || CLI_FAILED=1
+    summary "    $family: $(grep '^kernels' "$TMP" | sed 's/^kernels *//')"
+done
+NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+summary "  scaling: narrow-gaussians d = 8, 2^30 points per iteration, 16 iterations, $NGPU GPU(s) present"
+for g in 1 all; do
+    if [ "$g" = all ] && [ "${NGPU:-1}" -lt 2 ]; then summary "    --gpus all: NOT RUN (one GPU)"; continue; fi
+    ./warpmc integrate --backend gpu --gpus "$g" --integrand narrow-gaussians --dim 8 --evals-per-iteration '2^30' --iterations 16 --json >"$OUT_DIR/scale-$g.json" 2>>"$INT_LOG"
+    rc=$?
+    [ "$rc" -eq 0 ] || CLI_FAILED=1
+    summary "    --gpus $g (exit $rc): estimate $(jnum estimate "$OUT_DIR/scale-$g.json") ± $(jnum std_error "$OUT_DIR/scale-$g.json"), $(jnum evals "$OUT_DIR/scale-$g.json") evals, wall $(jnum wall_seconds "$OUT_DIR/scale-$g.json") s"
+done
+if [ -s "$OUT_DIR/scale-all.json" ]; then
+    if [ "$(jnum estimate "$OUT_DIR/scale-1.json")" = "$(jnum estimate "$OUT_DIR/scale-all.json")" ] && \
+       [ "$(jnum std_error "$OUT_DIR/scale-1.json")" = "$(jnum std_error "$OUT_DIR/scale-all.json")" ]; then
+        summary "    one GPU and all GPUs: the same estimate and error, bit for bit; T(1)/T(all) = $(awk -v a="$(jnum wall_seconds "$OUT_DIR/scale-1.json")" -v b="$(jnum wall_seconds "$OUT_DIR/scale-all.json")" 'BEGIN { printf "%.3f", a / b }')"
+    else
+        summary "    one GPU and all GPUs DIFFER"; CLI_FAILED=1
+    fi
+fi
+./warpmc integrate --backend cpu --integrand narrow-gaussians --dim 8 --evals-per-iteration '2^22' --iterations 6 --json >"$TMP" 2>>"$INT_LOG" || CLI_FAILED=1
+summary "  the host's CPU ($(nproc) threads), narrow-gaussians d = 8, 2^22 x 6: $(jnum evals_per_second "$TMP") evals/s"
+
+fi
+
 if want bench; then
 heading "warpmc bench (log: bench.log; SM clocks sampled into clocks.log)"
 # The GPU's clocks, power and temperature every 250 ms while the benchmark runs (a read-only
@@ -417,6 +471,8 @@ else
         "price --backend gpu --paths 20000 --steps 16 --mode exact"
         "generate --backend gpu --count 3000007 --streams 1024 --block 100000 --buffers 3 --distribution normal --transform polar --format binary --output /dev/null"
         "demo pipeline --backend gpu --count 2^20 --streams 1024 --block 2^16"
+        "integrate --backend gpu --integrand narrow-gaussians --dim 4 --evals-per-iteration 30000 --iterations 3 --warmup 1"
+        "integrate --backend gpu --integrand oscillatory --dim 32 --evals-per-iteration 30000 --iterations 3 --warmup 1"
     )
     for tool in memcheck racecheck; do
         for job in "${SAN_JOBS[@]}"; do

@@ -41,6 +41,7 @@
 mod bench;
 mod bundle;
 mod fresh;
+mod integrand;
 mod ptx;
 mod ptx_pin;
 mod setup;
@@ -88,6 +89,16 @@ enum Command {
         #[arg(long, value_name = "FILE.json")]
         from: Option<PathBuf>,
     },
+    /// Compile a user's integrand crate (examples/user-integrand shows one) to a PTX module for
+    /// `warpmc integrate` on the GPU: target/integrands/<crate>.ptx.
+    BuildIntegrand {
+        /// The crate's Cargo.toml.
+        #[arg(long, default_value = "examples/user-integrand/Cargo.toml")]
+        manifest_path: PathBuf,
+        /// Where to write the module [default: target/integrands].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Build target/device-bundle/ (and packed, target/device-pack/): the CLI, the test executables and run.sh for a GPU machine.
     DeviceBundle,
     /// Build, then print ptxas's registers, stack and spills per kernel.
@@ -121,6 +132,9 @@ fn main() -> ExitCode {
         Command::RunPricing { args } => run_pricing(&args),
         Command::Bench { quick, .. } => bench::bench(quick, from.as_deref()),
         Command::DeviceBundle => bundle::device_bundle(),
+        Command::BuildIntegrand { manifest_path, out } => {
+            integrand::build_integrand(&manifest_path, out.as_deref()).map(|_| ())
+        }
         Command::PtxReport => ptx_report(),
         Command::FreshCheck { keep } => fresh::fresh_check(keep),
     };

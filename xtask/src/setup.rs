@@ -183,6 +183,42 @@ pub fn install_quality_tools() -> Result<()> {
     Ok(())
 }
 
+/// Debian's packages behind the `mpi` feature: Open MPI (library, headers, `mpirun`), and the
+/// libclang and clang headers that rsmpi's bindgen reads `mpi.h` with.
+pub const MPI_PACKAGES: [&str; 4] = ["libopenmpi-dev", "openmpi-bin", "libclang1-14", "libclang-common-14-dev"];
+
+/// Whether the `mpi` feature's build and `mpirun` are available: each package installed
+/// (`dpkg-query`) and `mpirun` on the path.
+fn mpi_present() -> bool {
+    let installed = |pkg: &str| {
+        capture(Command::new("dpkg-query").args(["-W", "-f=${Status}", pkg]))
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+    };
+    MPI_PACKAGES.iter().all(|p| installed(p)) && capture(Command::new("mpirun").arg("--version")).is_ok()
+}
+
+/// Open MPI and libclang for the `mpi` feature (`apt-get install -y` [`MPI_PACKAGES`] when we
+/// are root), only when missing.
+pub fn install_mpi() -> Result<()> {
+    if mpi_present() {
+        eprintln!("setup: Open MPI and libclang (the mpi feature): installed");
+        return Ok(());
+    }
+    if !is_root() {
+        bail!(
+            "Open MPI or libclang is missing and we are not root: install them (Debian: `apt-get install {}`)",
+            MPI_PACKAGES.join(" ")
+        );
+    }
+    eprintln!("setup: Open MPI and libclang (the mpi feature): missing, installing {} with apt-get", MPI_PACKAGES.join(" "));
+    run(Command::new("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get").args(["install", "-y"]).args(MPI_PACKAGES).env("DEBIAN_FRONTEND", "noninteractive"))?;
+    if !mpi_present() {
+        bail!("apt-get installed {}, but mpirun or a package is still missing", MPI_PACKAGES.join(" "));
+    }
+    Ok(())
+}
+
 /// `cargo install TestU01Drv` into [`TESTU01_ROOT`] (with `--force`: again, over an installed
 /// copy), built in cargo's own temporary folder, not in the workspace's target.
 fn install_testu01drv(root: &Path, force: bool) -> Command {

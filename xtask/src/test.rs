@@ -11,24 +11,35 @@ use crate::{ptx, setup};
 const GPU_TESTS: &str = "tests/tests/gpu.rs";
 
 pub fn test() -> Result<()> {
-    heading("1/6 setup: the pinned nightly, its rust-src, ptxas, the quality batteries");
+    heading("1/7 setup: the pinned nightly, its rust-src, ptxas, the quality batteries, Open MPI");
     setup::setup(true)?;
     // The tests run SmallCrush and a few dieharder tests on some generators.
     setup::install_quality_tools()?;
+    // Step 4 builds the `mpi` feature and runs two and three ranks.
+    setup::install_mpi()?;
 
-    heading("2/6 release build with the GPU backend (compiles the kernels to PTX)");
+    heading("2/7 release build with the GPU backend (compiles the kernels to PTX)");
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
 
-    heading("3/6 ptxas: the PTX assembles for sm_90");
+    heading("3/7 ptxas: the PTX assembles for sm_90");
     ptx::report()?;
 
-    heading("4/6 the CPU-only build (--no-default-features) still compiles");
-    run(cargo().args(["check", "-p", "warpmc", "--no-default-features"]))?;
+    heading("4/7 the CPU-only build with MPI (--no-default-features --features mpi): the integrator's CLI tests, mpirun -n 2 and 3");
+    // A debug build (minutes, not the release build's quarter of an hour); its CLI tests run
+    // the CPU integrator, and `integrate_under_mpirun_matches_one_process` compares 2 and 3 ranks
+    // with one process bit for bit.
+    run(cargo().args(["test", "-p", "warpmc", "--no-default-features", "--features", "mpi", "--test", "cli", "--", "integrate"]))?;
 
-    heading("5/6 all tests, release");
+    heading("5/7 the example integrand crate: its PTX module (cargo xtask build-integrand), and the program on the CPU (and the GPU when present)");
+    let ptx = crate::integrand::build_integrand(Path::new("examples/user-integrand/Cargo.toml"), None)?;
+    let mut example = cargo();
+    example.args(["run", "--release", "-p", "warpmc-example-integrand", "--", "--ptx"]).arg(&ptx);
+    run(&mut example)?;
+
+    heading("6/7 all tests, release");
     run(cargo().args(["test", "--workspace", "--release"]))?;
 
-    heading("6/6 GPU tests: on a GPU, or skipped?");
+    heading("7/7 GPU tests: on a GPU, or skipped?");
     let gpu_summary = gpu_tests()?;
 
     println!("\n{gpu_summary}");

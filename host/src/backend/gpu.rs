@@ -192,6 +192,8 @@ pub struct GpuExecutor {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
+    /// Users' integrand modules loaded so far: (length and hash of the PTX, kernel) and the kernel.
+    user_modules: std::sync::Mutex<Vec<((usize, u64, String), CudaFunction)>>,
     /// One entry per generator, in `GeneratorKind::ALL`'s order.
     generators: Vec<GeneratorKernels>,
     asian_constant: CudaFunction,
@@ -363,6 +365,7 @@ impl GpuExecutor {
             ctx,
             stream,
             _module: module,
+            user_modules: std::sync::Mutex::new(Vec::new()),
             generators,
             asian_constant,
             instrument_constant,
@@ -1289,5 +1292,236 @@ impl Filler for GpuFiller<'_> {
         self.exec.launch_fill(self.kind, &mut dev.slice_mut(..len), values, &mut self.states)?;
         self.exec.stream.memcpy_dtoh(&dev.slice(0..len), out).map_err(gpu_err("copy back"))?;
         self.exec.stream.synchronize().map_err(gpu_err("synchronize"))
+    }
+}
+
+// SAFETY: `VegasJob` is `#[repr(C)]`, `Copy`, four u64 then four 32-bit fields, no pointers; the
+// PTX parameter is declared from the same definition.
+unsafe impl DeviceRepr for ByValue<warpmc_kernels::vegas::VegasJob> {}
+// SAFETY: `IntegrandParams` is `#[repr(C)]`, `Copy`: two u32, two f64 and two f64 arrays.
+unsafe impl DeviceRepr for ByValue<warpmc_kernels::vegas::IntegrandParams> {}
+
+impl GpuExecutor {
+    /// [`Self::vegas`] with a user's compiled integrand: its module loaded (once per executor and
+    /// module text), its kernel launched with the parameter block copied to the device.
+    #[allow(clippy::too_many_arguments)]
+    pub fn vegas_compiled(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        c: &crate::integrate::CompiledIntegrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        if generator != GeneratorKind::Philox4x32x10 {
+            return Err(Error::invalid(
+                "generator",
+                generator.name(),
+                "philox4x32-10 for a compiled integrand (integrand_kernel! instantiates Philox)",
+            ));
+        }
+        if c.dim != job.dim {
+            return Err(Error::invalid("dim", job.dim, format!("the compiled integrand's dimension {}", c.dim)));
+        }
+        self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
+        let f = {
+            let mut cache = self.user_modules.lock().unwrap();
+            let key = (c.ptx.len(), fnv(c.ptx.as_bytes()), c.kernel.to_string());
+            match cache.iter().find(|(k, _)| *k == key) {
+                Some((_, f)) => f.clone(),
+                None => {
+                    let module = self
+                        .ctx
+                        .load_module(cudarc::nvrtc::Ptx::from_src(c.ptx))
+                        .map_err(|e| Error::Gpu(format!("loading the integrand's module: {e:?}")))?;
+                    let f = module
+                        .load_function(c.kernel)
+                        .map_err(|e| Error::invalid("kernel", c.kernel, format!("a kernel of the module ({e:?})")))?;
+                    cache.push((key, f.clone()));
+                    f
+                }
+            }
+        };
+        let params = self.stream.clone_htod(c.params).map_err(gpu_err("copy integrand parameters"))?;
+        self.vegas_launch(&f, job, VegasParams::Device(&params), edges, offsets, range, None)
+    }
+}
+
+/// A VEGAS kernel's integrand parameters: a built-in block by value, or a user's block in device
+/// memory (by pointer).
+enum VegasParams<'a> {
+    Value(ByValue<warpmc_kernels::vegas::IntegrandParams>),
+    Device(&'a CudaSlice<u8>),
+}
+
+/// FNV-1a of `bytes` (the module cache's key).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Largest dynamic shared memory a launch takes without opting in (the bins' block copy).
+const VEGAS_SHARED_LIMIT: usize = 48 * 1024;
+
+impl GpuExecutor {
+    /// One VEGAS iteration's points `range` with the built-in integrand `params` (the kernel
+    /// `vegas__<generator>`), and their exact sums; with `timing`, the kernel's time, ms.
+    #[allow(clippy::too_many_arguments)]
+    pub fn vegas(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        params: &warpmc_kernels::vegas::IntegrandParams,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        timing: Option<&mut f64>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        crate::integrate::check_job(job, edges, offsets, &range)?;
+        if params.dim != job.dim {
+            return Err(Error::invalid("dim", params.dim, format!("the job's dimension {}", job.dim)));
+        }
+        let name = format!("vegas__{}", generator.kernel_suffix());
+        let f = self._module.load_function(&name).map_err(|_| {
+            Error::invalid(
+                "generator",
+                generator.name(),
+                "a generator with per-thread streams (the warp generators' collective streams cannot drive the GPU integrator)",
+            )
+        })?;
+        self.vegas_launch(&f, job, VegasParams::Value(ByValue(*params)), edges, offsets, range, timing)
+    }
+
+    /// Launch a VEGAS kernel (`vegas__<gen>` or a user's `integrand_kernel!`) over `range`.
+    #[allow(clippy::too_many_arguments)]
+    fn vegas_launch(
+        &self,
+        f: &CudaFunction,
+        job: &warpmc_kernels::vegas::VegasJob,
+        params: VegasParams<'_>,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        timing: Option<&mut f64>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, STAT_WORDS, VegasSums};
+        crate::integrate::check_job(job, edges, offsets, &range)?;
+        // Several devices run from threads of their own (`integrate::run_split`): the driver
+        // calls below that take no stream (occupancy) need this device's context current here.
+        self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
+        let bin_words = job.dim as usize * job.bins as usize * BIN_WORDS;
+        let shared_bytes = bin_words * 8;
+        let shared_bins = shared_bytes <= VEGAS_SHARED_LIMIT;
+        let shared = if shared_bins { shared_bytes } else { 0 };
+        let block = self.block;
+        let grid = match self.grid {
+            Some(g) => g,
+            None => {
+                let per_sm = f
+                    .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
+                    .map_err(gpu_err("occupancy"))?;
+                let full = self.sms as u64 * per_sm.max(1) as u64;
+                full.min((range.end - range.start).div_ceil(block as u64)).max(1) as u32
+            }
+        };
+        let mut cubes = self.stream.alloc_zeros::<u64>(job.cubes as usize * CUBE_WORDS).map_err(gpu_err("alloc"))?;
+        let mut bins = self.stream.alloc_zeros::<u64>(bin_words).map_err(gpu_err("alloc"))?;
+        let mut stats = self.stream.alloc_zeros::<u64>(STAT_WORDS).map_err(gpu_err("alloc"))?;
+        let d_edges = self.stream.clone_htod(edges).map_err(gpu_err("copy grid"))?;
+        let d_offsets = self.stream.clone_htod(offsets).map_err(gpu_err("copy plan"))?;
+        let job_arg = ByValue(*job);
+        let flag = shared_bins as u32;
+        let (first, end) = (range.start, range.end);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
+        let mut launch = || -> Result<()> {
+            let mut b = self.stream.launch_builder(f);
+            b.arg(&job_arg);
+            match &params {
+                VegasParams::Value(p) => b.arg(p),
+                VegasParams::Device(p) => b.arg(*p),
+            };
+            b.arg(&d_edges)
+                .arg(&d_offsets)
+                .arg(&mut cubes)
+                .arg(&mut bins)
+                .arg(&mut stats)
+                .arg(&flag)
+                .arg(&first)
+                .arg(&end);
+            // SAFETY: the argument list matches `vegas__<gen>` (`gpu.rs`, `vegas_points`);
+            // `check_job` checked the lengths of the grid and the plan and the range; `cubes`,
+            // `bins` and `stats` hold the words documented there; the block has `bin_words`
+            // words of shared memory when `flag` is set; the block is a multiple of 32.
+            unsafe { b.launch(cfg) }.map_err(gpu_err("vegas launch"))?;
+            Ok(())
+        };
+        match timing {
+            Some(ms) => *ms = self.time_ms(&mut launch)?,
+            None => launch()?,
+        }
+        let cubes = self.stream.clone_dtoh(&cubes).map_err(gpu_err("copy back"))?;
+        let bins = self.stream.clone_dtoh(&bins).map_err(gpu_err("copy back"))?;
+        let stats = self.stream.clone_dtoh(&stats).map_err(gpu_err("copy back"))?;
+        Ok(VegasSums { cubes, bins, stats: [stats[0], stats[1], stats[2]] })
+    }
+}
+
+impl crate::integrate::VegasRunner for GpuExecutor {
+    fn describe(&self) -> String {
+        self.description()
+    }
+
+    fn run(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        integrand: &crate::integrate::Integrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        match integrand {
+            crate::integrate::Integrand::Builtin(p) => self.vegas(job, p, generator, edges, offsets, range, None),
+            crate::integrate::Integrand::Compiled(c) => self.vegas_compiled(job, c, generator, edges, offsets, range),
+            crate::integrate::Integrand::Closure(_) => Err(Error::invalid(
+                "backend",
+                "gpu",
+                "cpu for a Rust closure integrand (on the GPU: a built-in integrand or a compiled integrand module)",
+            )),
+        }
+    }
+}
+
+impl GpuExecutor {
+    /// The benchmark's baseline: `points` points of `job`'s seed at plain uniform coordinates
+    /// (`vegas_plain__philox4x32_10`: no strata, grid or bins); the kernel's time, ms, and
+    /// `(Σv, Σv²)` as f64 (in units of `2^scale_exp`), and the count of values out of the
+    /// fixed-point range (left out of the sums).
+    pub fn time_vegas_plain(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        params: &warpmc_kernels::vegas::IntegrandParams,
+        points: u64,
+    ) -> Result<(f64, f64, f64, u64)> {
+        if params.dim != job.dim || job.dim == 0 || job.dim as usize > warpmc_kernels::vegas::MAX_DIM {
+            return Err(Error::invalid("dim", params.dim, "the job's dimension, in [1, 32]"));
+        }
+        self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
+        let f = self.function("vegas_plain__philox4x32_10")?;
+        let block = self.block;
+        let grid = self.grid_for_block(&f, points, 0, block)?;
+        let mut sums = self.stream.alloc_zeros::<u64>(7).map_err(gpu_err("alloc"))?;
+        let (job_arg, params_arg) = (ByValue(*job), ByValue(*params));
+        let (first, end) = (0u64, points);
+        let ms = self.time_ms(|| {
+            let mut b = self.stream.launch_builder(&f);
+            b.arg(&job_arg).arg(&params_arg).arg(&mut sums).arg(&first).arg(&end);
+            // SAFETY: the argument list matches `vegas_plain__philox4x32_10`; `sums` holds 7 words.
+            unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("vegas baseline launch"))?;
+            Ok(())
+        })?;
+        let w = self.stream.clone_dtoh(&sums).map_err(gpu_err("copy back"))?;
+        let s = |i: usize| warpmc_kernels::accum::ExactSum { w: [w[i], w[i + 1], w[i + 2]] }.to_f64();
+        Ok((ms, s(0), s(3), w[6]))
     }
 }

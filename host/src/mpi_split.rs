@@ -1,0 +1,388 @@
+//! MPI ranks as the outer level of the integrator's split (the `mpi` feature, rsmpi over the
+//! system's MPI library).
+//!
+//! Under `mpirun -n K`, every rank runs the same integrator loop. An iteration's points are cut
+//! into `K` contiguous ranges in proportion to the ranks' measured speeds (all-gathered, so every
+//! rank computes the same cut); each rank evaluates its range on its own devices (CPU workers or
+//! GPUs) and the exact sums are combined by one `MPI_Allreduce`:
+//! - each 192-bit two's-complement sum is sent as six 32-bit limbs in 64-bit words, so the
+//!   element-wise `MPI_SUM` of up to 2^32 ranks cannot overflow and the reduction is exact in any
+//!   order; the receiver propagates the carries;
+//! - the largest value is reduced with `MPI_MAX`.
+//!
+//! Every rank then holds the same sums, bit for bit, so the grid refinement and the next plan,
+//! computed from them on each rank, are identical everywhere: nothing else is broadcast. The
+//! result equals a single process's bit for bit.
+
+use std::ops::Range;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use warpmc_kernels::vegas::{VegasJob, VegasSums};
+
+use warpmc_kernels::accum::PairMoments;
+use warpmc_kernels::asian::AsianBasketSteps;
+use warpmc_kernels::basket::{BasketJob, BasketLeg};
+use warpmc_kernels::instrument::Legs;
+use warpmc_kernels::qmc::QmcParams;
+
+use crate::backend::{Executor, FillKind, Filler, StreamInit};
+use crate::generators::GeneratorKind;
+use crate::pricing::Mode;
+use crate::integrate::{Integrand, VegasRunner, run_split, split_points};
+use crate::{Error, Result};
+
+/// Whether this process was started by an MPI launcher (Open MPI's `mpirun`, or a PMI-based
+/// one): only then is MPI initialised.
+pub fn launched_by_mpirun() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some())
+}
+
+/// Initialise MPI (once per process); the universe finalises MPI when dropped, so the caller
+/// keeps it until the end.
+pub fn initialize() -> Result<mpi::environment::Universe> {
+    mpi::initialize().ok_or_else(|| Error::invalid("mpi", "initialise", "an MPI library that initialises once"))
+}
+
+/// Whether MPI is initialised in this process (by [`initialize`]).
+pub fn active() -> bool {
+    mpi::environment::is_initialized()
+}
+
+/// This process's rank (0 without MPI).
+pub fn rank() -> usize {
+    if active() { SimpleCommunicator::world().rank() as usize } else { 0 }
+}
+
+/// The communicator, used only on the thread that created it.
+struct World {
+    comm: SimpleCommunicator,
+    owner: std::thread::ThreadId,
+}
+
+// SAFETY: MPI was initialised without thread support beyond the main thread, and `World` is only
+// touched through `MpiRunner::world()`, which refuses any thread but the one that created it: no
+// two threads ever use the communicator, so sharing the reference is sound.
+unsafe impl Sync for World {}
+// SAFETY: as above: moving the handle to another thread only makes its use there an error
+// (`world()` checks the owner); the world communicator is a predefined handle that dropping
+// does not free.
+unsafe impl Send for World {}
+
+/// The ranks of `world`, each running `local` (its devices).
+pub struct MpiRunner<'a> {
+    world: World,
+    local: Vec<&'a dyn VegasRunner>,
+    /// Points per second of each rank in the last iteration (the same on every rank).
+    speeds: Mutex<Vec<f64>>,
+    local_speeds: Mutex<Vec<f64>>,
+}
+
+impl<'a> MpiRunner<'a> {
+    /// The ranks of the world communicator (MPI initialised by [`initialize`]), each running
+    /// `local`.
+    pub fn new(local: Vec<&'a dyn VegasRunner>) -> Self {
+        let comm = SimpleCommunicator::world();
+        let size = comm.size() as usize;
+        let n = local.len();
+        Self {
+            world: World { comm, owner: std::thread::current().id() },
+            local,
+            speeds: Mutex::new(vec![1.0; size]),
+            local_speeds: Mutex::new(vec![1.0; n]),
+        }
+    }
+
+    /// The communicator, on the thread that created the runner only.
+    fn world(&self) -> Result<&SimpleCommunicator> {
+        if std::thread::current().id() != self.world.owner {
+            return Err(Error::invalid("mpi", "another thread", "the thread that initialised MPI"));
+        }
+        Ok(&self.world.comm)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.world().map(|w| w.rank() as usize).unwrap_or(0)
+    }
+
+    pub fn size(&self) -> usize {
+        self.world().map(|w| w.size() as usize).unwrap_or(1)
+    }
+}
+
+/// Six 32-bit limbs per 192-bit sum, each in a `u64`.
+fn to_limbs(words: &[u64], out: &mut Vec<u64>) {
+    for &w in words {
+        out.push(w & 0xffff_ffff);
+        out.push(w >> 32);
+    }
+}
+
+/// Inverse of [`to_limbs`] after an element-wise sum: carries propagated within each group of
+/// three words (one sum), modulo 2^192.
+fn from_limbs(limbs: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(limbs.len() / 2);
+    for group in limbs.chunks_exact(6) {
+        let mut carry = 0u128;
+        let mut half = [0u64; 6];
+        for (h, &l) in half.iter_mut().zip(group) {
+            let t = l as u128 + carry;
+            *h = (t & 0xffff_ffff) as u64;
+            carry = t >> 32;
+        }
+        out.push(half[0] | half[1] << 32);
+        out.push(half[2] | half[3] << 32);
+        out.push(half[4] | half[5] << 32);
+    }
+    out
+}
+
+impl VegasRunner for MpiRunner<'_> {
+    fn describe(&self) -> String {
+        let local: Vec<String> = self.local.iter().map(|r| r.describe()).collect();
+        format!("{} MPI ranks, each: {}", self.size(), local.join("; "))
+    }
+
+    fn run(
+        &self,
+        job: &VegasJob,
+        integrand: &Integrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+    ) -> Result<VegasSums> {
+        let world = self.world()?;
+        let ranges = split_points(range, &self.speeds.lock().unwrap());
+        let mine = ranges[self.rank()].clone();
+        let start = Instant::now();
+        let local = {
+            let mut speeds = self.local_speeds.lock().unwrap();
+            run_split(job, integrand, generator, edges, offsets, &self.local, &mut speeds, mine.clone())
+        };
+        let secs = start.elapsed().as_secs_f64();
+        // Every rank must reach the collectives, so an error is reduced too and reported after.
+        let (sums, failed, local_err) = match local {
+            Ok(s) => (s, 0u64, None),
+            Err(e) => (VegasSums::zeros(job.cubes, job.dim, job.bins), 1, Some(e)),
+        };
+        let mut limbs = Vec::with_capacity(2 * (sums.cubes.len() + sums.bins.len()) + 3);
+        to_limbs(&sums.cubes, &mut limbs);
+        to_limbs(&sums.bins, &mut limbs);
+        limbs.extend([sums.stats[1], sums.stats[2], failed]);
+        let mut total = vec![0u64; limbs.len()];
+        world.all_reduce_into(&limbs[..], &mut total[..], SystemOperation::sum());
+        let mut max = 0u64;
+        world.all_reduce_into(&sums.stats[0], &mut max, SystemOperation::max());
+        let rate = if secs > 0.0 { (mine.end - mine.start) as f64 / secs } else { 0.0 };
+        let mut rates = vec![0.0f64; self.size()];
+        world.all_gather_into(&rate, &mut rates[..]);
+        if rates.iter().all(|&r| r > 0.0 && r.is_finite()) {
+            *self.speeds.lock().unwrap() = rates;
+        }
+        let n = total.len();
+        if let Some(e) = local_err {
+            return Err(e);
+        }
+        if total[n - 1] > 0 {
+            return Err(Error::OutOfRange(format!(
+                "{} other MPI rank(s) failed to evaluate their points",
+                total[n - 1]
+            )));
+        }
+        let cube_limbs = 2 * sums.cubes.len();
+        Ok(VegasSums {
+            cubes: from_limbs(&total[..cube_limbs]),
+            bins: from_limbs(&total[cube_limbs..n - 3]),
+            stats: [max, total[n - 3], total[n - 2]],
+        })
+    }
+}
+
+impl MpiRunner<'_> {
+    /// Fail on every rank unless every rank has the same `key` (the serialised integrand and
+    /// settings): a rank started with other arguments would add sums of another integral.
+    pub fn check_same_everywhere(&self, key: &[u8]) -> Result<()> {
+        let mut h = 0xcbf2_9ce4_8422_2325u64; // FNV-1a
+        for &b in key {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        let world = self.world()?;
+        let (mut lo, mut hi) = (0u64, 0u64);
+        world.all_reduce_into(&h, &mut lo, SystemOperation::min());
+        world.all_reduce_into(&h, &mut hi, SystemOperation::max());
+        if lo != hi {
+            return Err(Error::invalid("mpi", "ranks", "the same integrand and settings on every rank"));
+        }
+        Ok(())
+    }
+}
+
+/// A backend whose path sums are split between the MPI ranks (`mpirun -n K warpmc price ...`):
+/// each call's paths are cut into `K` contiguous ranges, each rank runs its range on its own
+/// backend, and the exact sums are combined with one `MPI_Allreduce` (as limbs, as in
+/// [`MpiRunner`]), so every rank holds the single-process sums bit for bit. Generation
+/// (`filler`) is not split: each rank runs it whole.
+pub struct MpiExecutor {
+    inner: Box<dyn Executor>,
+    world: World,
+}
+
+impl MpiExecutor {
+    /// `inner` on every rank of the world communicator (MPI initialised by [`initialize`]).
+    pub fn new(inner: Box<dyn Executor>) -> Self {
+        Self { inner, world: World { comm: SimpleCommunicator::world(), owner: std::thread::current().id() } }
+    }
+
+    fn world(&self) -> Result<&SimpleCommunicator> {
+        if std::thread::current().id() != self.world.owner {
+            return Err(Error::invalid("mpi", "another thread", "the thread that initialised MPI"));
+        }
+        Ok(&self.world.comm)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.world().map(|w| w.rank() as usize).unwrap_or(0)
+    }
+
+    pub fn size(&self) -> usize {
+        self.world().map(|w| w.size() as usize).unwrap_or(1)
+    }
+
+    /// This rank's share of `paths` (contiguous, in rank order).
+    fn mine(&self, paths: Range<u64>) -> Range<u64> {
+        let speeds = vec![1.0; self.size()];
+        split_points(paths, &speeds)[self.rank()].clone()
+    }
+
+    /// Combine every rank's sums (or error) into the whole range's.
+    fn reduce(&self, local: Result<PairMoments>) -> Result<PairMoments> {
+        let world = self.world()?;
+        let (m, failed, err) = match local {
+            Ok(m) => (m, 0u64, None),
+            Err(e) => (PairMoments::ZERO, 1, Some(e)),
+        };
+        let w = m.to_words();
+        let mut limbs = vec![w[0], w[1], failed];
+        to_limbs(&w[2..], &mut limbs);
+        let mut total = vec![0u64; limbs.len()];
+        world.all_reduce_into(&limbs[..], &mut total[..], SystemOperation::sum());
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if total[2] > 0 {
+            return Err(Error::OutOfRange(format!("{} other MPI rank(s) failed to price their paths", total[2])));
+        }
+        let mut words = [0u64; PairMoments::WORDS];
+        words[0] = total[0];
+        words[1] = total[1];
+        words[2..].copy_from_slice(&from_limbs(&total[3..]));
+        Ok(PairMoments::from_words(&words))
+    }
+}
+
+impl Executor for MpiExecutor {
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    fn description(&self) -> String {
+        format!("{} MPI ranks, each: {}", self.size(), self.inner.description())
+    }
+
+    fn batch_paths(&self, steps: u32) -> u64 {
+        self.inner.batch_paths(steps).saturating_mul(self.size() as u64)
+    }
+
+    fn asian_basket(
+        &self,
+        p: &AsianBasketSteps,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.reduce(self.inner.asian_basket(p, generator, seed, self.mine(paths), mode))
+    }
+
+    fn asian_basket_constant(&self, p: &AsianBasketSteps, paths: Range<u64>) -> Result<PairMoments> {
+        self.reduce(self.inner.asian_basket_constant(p, self.mine(paths)))
+    }
+
+    fn instrument_legs(
+        &self,
+        legs: &Legs,
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.reduce(self.inner.instrument_legs(legs, generator, seed, self.mine(paths), mode))
+    }
+
+    fn basket(
+        &self,
+        job: &BasketJob,
+        legs: &[BasketLeg],
+        generator: GeneratorKind,
+        seed: u64,
+        paths: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.reduce(self.inner.basket(job, legs, generator, seed, self.mine(paths), mode))
+    }
+
+    fn instrument_qmc(
+        &self,
+        legs: &Legs,
+        q: &QmcParams,
+        directions: &[u32],
+        keys: &[u32],
+        points: Range<u64>,
+        mode: Mode,
+    ) -> Result<PairMoments> {
+        self.reduce(self.inner.instrument_qmc(legs, q, directions, keys, self.mine(points), mode))
+    }
+
+    fn filler(&self, kind: FillKind, init: &StreamInit) -> Result<Box<dyn Filler + '_>> {
+        self.inner.filler(kind, init)
+    }
+}
+
+/// Send this process's standard output to `/dev/null` (the ranks other than 0 under `mpirun`,
+/// so that one report is printed).
+pub fn silence_stdout() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        use std::os::fd::AsRawFd;
+        // SAFETY: dup2 on two open descriptors; descriptor 1 is replaced atomically and `null`
+        // stays open until after the call.
+        unsafe { libc::dup2(null.as_raw_fd(), 1) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limbs_sum_exactly_with_carries_and_signs() {
+        // Three "ranks" adding 192-bit values, including a negative one (two's complement).
+        let a = [u64::MAX, u64::MAX, 0u64]; // 2^128 - 1
+        let b = [1u64, 0, 0];
+        let c = [u64::MAX - 4, u64::MAX, u64::MAX]; // -5
+        let mut sums = vec![0u64; 6];
+        for v in [a, b, c] {
+            let mut l = Vec::new();
+            to_limbs(&v, &mut l);
+            for (s, x) in sums.iter_mut().zip(l) {
+                *s += x;
+            }
+        }
+        // 2^128 - 1 + 1 - 5 = 2^128 - 5.
+        assert_eq!(from_limbs(&sums), vec![u64::MAX - 4, u64::MAX, 0]);
+    }
+}
