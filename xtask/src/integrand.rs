@@ -36,24 +36,23 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let ptx = out_dir.join(format!("{name}.ptx"));
     let _ = std::fs::remove_file(&ptx);
     let toolchain = ptx_toolchain()?;
+    let package = doc["package"]["name"].as_str().unwrap_or_default().to_string();
+    let target_dir = root.join("target/ptx-integrands");
+    // cargo runs rustc only for a crate it thinks stale, and a fresh crate writes no PTX: a second
+    // build of an unchanged crate would leave no module (or another crate's of the same name).
+    // Cleaning the crate's own artifacts (not its dependencies') makes rustc write it every time.
+    let mut clean = Command::new("cargo");
+    isolate(&mut clean);
+    clean
+        .arg(format!("+{toolchain}"))
+        .args(["clean", "--quiet", "--release", "--target", PTX_TARGET, "-p", &package])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target_dir);
+    run(&mut clean).context("cleaning the integrand crate's previous PTX build")?;
     let mut cmd = Command::new("cargo");
-    // The same isolation as host/build.rs: nothing of an outer cargo's environment leaks in.
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if matches!(
-            key.as_str(),
-            "RUSTC"
-                | "RUSTC_WRAPPER"
-                | "RUSTFLAGS"
-                | "CARGO_ENCODED_RUSTFLAGS"
-                | "CARGO_TARGET_DIR"
-                | "RUSTUP_TOOLCHAIN"
-                | "CARGO"
-        ) || key.starts_with("CARGO_BUILD_")
-        {
-            cmd.env_remove(&key);
-        }
-    }
+    isolate(&mut cmd);
     cmd.env("RUSTFLAGS", format!("-Zcross-crate-inline-threshold=always -Ctarget-cpu={GPU_ARCH}"))
         .arg(format!("+{toolchain}"))
         .arg("rustc")
@@ -61,7 +60,7 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
         .arg(&manifest)
         .args(["--lib", "--release", "--target", PTX_TARGET, "-Zbuild-std=core", "--crate-type", "rlib"])
         .arg("--target-dir")
-        .arg(root.join("target/ptx-integrands"))
+        .arg(&target_dir)
         .arg("--")
         .arg(format!("--emit=asm={}", ptx.display()))
         .arg("-Ccodegen-units=1");
@@ -84,4 +83,24 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     }
     println!("{}", ptx.display());
     Ok(ptx)
+}
+
+/// The same isolation as host/build.rs: nothing of an outer cargo's environment leaks in.
+fn isolate(cmd: &mut Command) {
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if matches!(
+            key.as_str(),
+            "RUSTC"
+                | "RUSTC_WRAPPER"
+                | "RUSTFLAGS"
+                | "CARGO_ENCODED_RUSTFLAGS"
+                | "CARGO_TARGET_DIR"
+                | "RUSTUP_TOOLCHAIN"
+                | "CARGO"
+        ) || key.starts_with("CARGO_BUILD_")
+        {
+            cmd.env_remove(&key);
+        }
+    }
 }
