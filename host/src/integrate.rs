@@ -325,30 +325,60 @@ fn allocate(cubes: u64, evals: u64, weights: Option<&[f64]>) -> Vec<u64> {
     offsets
 }
 
+/// Hypercubes per piece of [`estimate`]'s parallel loop. The pieces are fixed, and their
+/// partial sums are added in piece order, so the result does not depend on the thread count.
+const ESTIMATE_PIECE: usize = 8192;
+
 /// The per-iteration estimate and variance (in units of `2^scale_exp`), and each hypercube's
-/// allocation weight `σ_h^β` for the next plan.
+/// allocation weight `σ_h^β` for the next plan. Hundreds of thousands of hypercubes are the
+/// host's serial work between two launches, so the pieces run on rayon's workers.
 fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64) -> (f64, f64, Vec<f64>) {
+    use rayon::prelude::*;
     let cubes = offsets.len() - 1;
     let v = 1.0 / cubes as f64;
-    let (mut est, mut var) = (0.0, 0.0);
-    let mut weights = Vec::with_capacity(cubes);
-    for h in 0..cubes {
-        let n = (offsets[h + 1] - offsets[h]) as f64;
-        let (s1, s2) = sums.cube(h);
-        let mean = s1.to_f64() / n;
-        let var_h = ((s2.to_f64() / n - mean * mean) * (n / (n - 1.0))).max(0.0);
-        est += v * mean;
-        var += v * v * var_h / n;
-        let sigma = var_h.sqrt();
-        weights.push(if beta == 0.0 {
-            1.0
-        } else if sigma > 0.0 {
-            pow_det(sigma, beta)
-        } else {
-            0.0
-        });
-    }
+    let mut weights = vec![0.0f64; cubes];
+    let parts: Vec<(f64, f64)> = weights
+        .par_chunks_mut(ESTIMATE_PIECE)
+        .enumerate()
+        .map(|(p, w)| {
+            let (mut est, mut var) = (0.0, 0.0);
+            for (i, wh) in w.iter_mut().enumerate() {
+                let h = p * ESTIMATE_PIECE + i;
+                let n = (offsets[h + 1] - offsets[h]) as f64;
+                let (s1, s2) = sums.cube(h);
+                let mean = s1.to_f64() / n;
+                let var_h = ((s2.to_f64() / n - mean * mean) * (n / (n - 1.0))).max(0.0);
+                est += v * mean;
+                var += v * v * var_h / n;
+                *wh = allocation_weight(var_h.sqrt(), beta);
+            }
+            (est, var)
+        })
+        .collect();
+    let (est, var) = parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv)| (e + pe, v + pv));
     (est, var, weights)
+}
+
+/// `σ^β`, the share of the spare points a hypercube of standard deviation `σ` gets. The usual
+/// exponents are products of square roots (correctly rounded everywhere, and a tenth of the
+/// cost of `exp(β ln σ)`); others go through math64's `ln` and `exp`.
+fn allocation_weight(sigma: f64, beta: f64) -> f64 {
+    if beta == 0.0 {
+        1.0
+    } else if !(sigma > 0.0) {
+        0.0
+    } else if beta == 1.0 {
+        sigma
+    } else if beta == 0.5 {
+        sigma.sqrt()
+    } else if beta == 0.75 {
+        let r = sigma.sqrt();
+        r * r.sqrt()
+    } else if beta == 0.25 {
+        sigma.sqrt().sqrt()
+    } else {
+        pow_det(sigma, beta)
+    }
 }
 
 /// `(⌊log2 x⌋)` of a positive finite `x` from its bits.
@@ -581,11 +611,6 @@ pub fn split_points(range: Range<u64>, speeds: &[f64]) -> Vec<Range<u64>> {
     out
 }
 
-/// The CPU runner: the points cut into fixed pieces, summed by the executor's workers.
-pub struct CpuRunner<'a> {
-    pub cpu: &'a crate::backend::cpu::CpuExecutor,
-}
-
 /// Points per piece of the CPU runner.
 const CPU_PIECE: u64 = 4096;
 
@@ -597,9 +622,10 @@ impl vegas::Integrand for ClosureIntegrand<'_> {
     }
 }
 
-impl VegasRunner for CpuRunner<'_> {
+/// The CPU runner: the points cut into fixed pieces, summed by the executor's workers.
+impl VegasRunner for crate::backend::cpu::CpuExecutor {
     fn describe(&self) -> String {
-        format!("CPU, {} threads", self.cpu.threads())
+        format!("CPU, {} threads", self.threads())
     }
 
     fn run(
@@ -613,8 +639,8 @@ impl VegasRunner for CpuRunner<'_> {
     ) -> Result<VegasSums> {
         check_job(job, edges, offsets, &range)?;
         Ok(match integrand {
-            Integrand::Builtin(p) => cpu_sums(self.cpu, job, *p, generator, edges, offsets, range),
-            Integrand::Closure(f) => cpu_sums(self.cpu, job, &ClosureIntegrand(*f), generator, edges, offsets, range),
+            Integrand::Builtin(p) => cpu_sums(self, job, *p, generator, edges, offsets, range),
+            Integrand::Closure(f) => cpu_sums(self, job, &ClosureIntegrand(*f), generator, edges, offsets, range),
             Integrand::Compiled(c) => {
                 if c.dim != job.dim {
                     return Err(Error::invalid(
@@ -623,7 +649,7 @@ impl VegasRunner for CpuRunner<'_> {
                         format!("the compiled integrand's dimension {}", c.dim),
                     ));
                 }
-                cpu_sums(self.cpu, job, &ClosureIntegrand(c.cpu), generator, edges, offsets, range)
+                cpu_sums(self, job, &ClosureIntegrand(c.cpu), generator, edges, offsets, range)
             }
         })
     }
@@ -733,24 +759,6 @@ impl Runners {
             #[cfg(feature = "gpu")]
             Runners::Gpu(g) => g.iter().map(|e| e as &dyn VegasRunner).collect(),
         }
-    }
-}
-
-impl VegasRunner for crate::backend::cpu::CpuExecutor {
-    fn describe(&self) -> String {
-        CpuRunner { cpu: self }.describe()
-    }
-
-    fn run(
-        &self,
-        job: &VegasJob,
-        integrand: &Integrand<'_>,
-        generator: GeneratorKind,
-        edges: &[f64],
-        offsets: &[u64],
-        range: Range<u64>,
-    ) -> Result<VegasSums> {
-        CpuRunner { cpu: self }.run(job, integrand, generator, edges, offsets, range)
     }
 }
 
@@ -930,14 +938,30 @@ mod tests {
 
     fn run(spec: &IntegrateSpec, is: &IntegrandSpec, threads: &[usize]) -> IntegrationResult {
         let execs: Vec<CpuExecutor> = threads.iter().map(|&t| CpuExecutor::new(Some(t)).unwrap()).collect();
-        let runners: Vec<CpuRunner> = execs.iter().map(|cpu| CpuRunner { cpu }).collect();
-        let dynr: Vec<&dyn VegasRunner> = runners.iter().map(|r| r as &dyn VegasRunner).collect();
+        let dynr: Vec<&dyn VegasRunner> = execs.iter().map(|r| r as &dyn VegasRunner).collect();
         let p = is.params();
         integrate(spec, &Integrand::Builtin(&p), &dynr, |_| {}).unwrap()
     }
 
     fn small(dim: u32) -> IntegrateSpec {
         IntegrateSpec { evals_per_iteration: 20_000, max_iterations: 6, ..IntegrateSpec::new(dim) }
+    }
+
+    #[test]
+    fn allocation_weights_are_sigma_to_the_beta() {
+        for beta in [0.25, 0.5, 0.75, 1.0, 0.6] {
+            for sigma in [1e-300, 3.7e-9, 0.5, 1.0, 2.0, 12345.678, 1e300] {
+                let w = allocation_weight(sigma, beta);
+                let want = sigma.powf(beta);
+                // The square roots round once or twice; exp(β ln σ) amplifies ln's rounding by
+                // |β ln σ| (up to 400 here).
+                let tol = if beta == 0.6 { 1e-14 } else { 4e-16 };
+                assert!(((w - want) / want).abs() < tol, "{sigma}^{beta}: {w} vs {want}");
+            }
+            assert_eq!(allocation_weight(0.0, beta), 0.0);
+        }
+        assert_eq!(allocation_weight(0.0, 0.0), 1.0);
+        assert_eq!(allocation_weight(5.0, 0.0), 1.0);
     }
 
     #[test]
@@ -967,8 +991,7 @@ mod tests {
 
     #[test]
     fn a_closure_integrand_runs_on_the_cpu() {
-        let cpu = CpuExecutor::new(Some(2)).unwrap();
-        let runner = CpuRunner { cpu: &cpu };
+        let runner = CpuExecutor::new(Some(2)).unwrap();
         let f = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
         let spec = small(3);
         let r = integrate(&spec, &Integrand::Closure(&f), &[&runner], |_| {}).unwrap();
@@ -981,8 +1004,7 @@ mod tests {
 
     #[test]
     fn huge_and_tiny_integrands_are_rescaled_exactly() {
-        let cpu = CpuExecutor::new(Some(2)).unwrap();
-        let runner = CpuRunner { cpu: &cpu };
+        let runner = CpuExecutor::new(Some(2)).unwrap();
         let spec = small(2);
         for scale in [1e-30, 1e40] {
             let f = move |x: &[f64]| scale * (x[0] + x[1]);

@@ -64,13 +64,61 @@ struct World {
 }
 
 // SAFETY: MPI was initialised without thread support beyond the main thread, and `World` is only
-// touched through `MpiRunner::world()`, which refuses any thread but the one that created it: no
-// two threads ever use the communicator, so sharing the reference is sound.
+// touched through `World::comm()`, which refuses any thread but the one that created it: no two
+// threads ever use the communicator, so sharing the reference is sound.
 unsafe impl Sync for World {}
 // SAFETY: as above: moving the handle to another thread only makes its use there an error
-// (`world()` checks the owner); the world communicator is a predefined handle that dropping
-// does not free.
+// (`comm()` checks the owner); the world communicator is a predefined handle that dropping does
+// not free.
 unsafe impl Send for World {}
+
+impl World {
+    /// The world communicator (MPI initialised by [`initialize`]), owned by this thread.
+    fn new() -> Self {
+        Self { comm: SimpleCommunicator::world(), owner: std::thread::current().id() }
+    }
+
+    /// The communicator, on the thread that created it only.
+    fn comm(&self) -> Result<&SimpleCommunicator> {
+        if std::thread::current().id() != self.owner {
+            return Err(Error::invalid("mpi", "another thread", "the thread that initialised MPI"));
+        }
+        Ok(&self.comm)
+    }
+
+    fn rank(&self) -> usize {
+        self.comm().map(|w| w.rank() as usize).unwrap_or(0)
+    }
+
+    fn size(&self) -> usize {
+        self.comm().map(|w| w.size() as usize).unwrap_or(1)
+    }
+
+    /// Every rank's `counts` and 192-bit sums `wide` (three words each) added exactly: the sums go
+    /// through one `MPI_Allreduce` as 32-bit limbs in `u64`s (MPI_SUM cannot carry between words),
+    /// carried back afterwards. Returns the counts' totals and each of `wide`'s totals.
+    fn sum_exact(&self, counts: &[u64], wide: &[&[u64]]) -> Result<(Vec<u64>, Vec<Vec<u64>>)> {
+        let comm = self.comm()?;
+        let mut limbs = Vec::with_capacity(counts.len() + 2 * wide.iter().map(|w| w.len()).sum::<usize>());
+        limbs.extend_from_slice(counts);
+        for w in wide {
+            to_limbs(w, &mut limbs);
+        }
+        let mut total = vec![0u64; limbs.len()];
+        comm.all_reduce_into(&limbs[..], &mut total[..], SystemOperation::sum());
+        let mut at = counts.len();
+        let wide_totals = wide
+            .iter()
+            .map(|w| {
+                let part = from_limbs(&total[at..at + 2 * w.len()]);
+                at += 2 * w.len();
+                part
+            })
+            .collect();
+        total.truncate(counts.len());
+        Ok((total, wide_totals))
+    }
+}
 
 /// The ranks of `world`, each running `local` (its devices).
 pub struct MpiRunner<'a> {
@@ -85,31 +133,18 @@ impl<'a> MpiRunner<'a> {
     /// The ranks of the world communicator (MPI initialised by [`initialize`]), each running
     /// `local`.
     pub fn new(local: Vec<&'a dyn VegasRunner>) -> Self {
-        let comm = SimpleCommunicator::world();
-        let size = comm.size() as usize;
+        let world = World::new();
+        let size = world.size();
         let n = local.len();
-        Self {
-            world: World { comm, owner: std::thread::current().id() },
-            local,
-            speeds: Mutex::new(vec![1.0; size]),
-            local_speeds: Mutex::new(vec![1.0; n]),
-        }
-    }
-
-    /// The communicator, on the thread that created the runner only.
-    fn world(&self) -> Result<&SimpleCommunicator> {
-        if std::thread::current().id() != self.world.owner {
-            return Err(Error::invalid("mpi", "another thread", "the thread that initialised MPI"));
-        }
-        Ok(&self.world.comm)
+        Self { world, local, speeds: Mutex::new(vec![1.0; size]), local_speeds: Mutex::new(vec![1.0; n]) }
     }
 
     pub fn rank(&self) -> usize {
-        self.world().map(|w| w.rank() as usize).unwrap_or(0)
+        self.world.rank()
     }
 
     pub fn size(&self) -> usize {
-        self.world().map(|w| w.size() as usize).unwrap_or(1)
+        self.world.size()
     }
 }
 
@@ -155,7 +190,7 @@ impl VegasRunner for MpiRunner<'_> {
         offsets: &[u64],
         range: Range<u64>,
     ) -> Result<VegasSums> {
-        let world = self.world()?;
+        let world = self.world.comm()?;
         let ranges = split_points(range, &self.speeds.lock().unwrap());
         let mine = ranges[self.rank()].clone();
         let start = Instant::now();
@@ -169,12 +204,8 @@ impl VegasRunner for MpiRunner<'_> {
             Ok(s) => (s, 0u64, None),
             Err(e) => (VegasSums::zeros(job.cubes, job.dim, job.bins), 1, Some(e)),
         };
-        let mut limbs = Vec::with_capacity(2 * (sums.cubes.len() + sums.bins.len()) + 3);
-        to_limbs(&sums.cubes, &mut limbs);
-        to_limbs(&sums.bins, &mut limbs);
-        limbs.extend([sums.stats[1], sums.stats[2], failed]);
-        let mut total = vec![0u64; limbs.len()];
-        world.all_reduce_into(&limbs[..], &mut total[..], SystemOperation::sum());
+        let (counts, wide) =
+            self.world.sum_exact(&[sums.stats[1], sums.stats[2], failed], &[&sums.cubes, &sums.bins])?;
         let mut max = 0u64;
         world.all_reduce_into(&sums.stats[0], &mut max, SystemOperation::max());
         let rate = if secs > 0.0 { (mine.end - mine.start) as f64 / secs } else { 0.0 };
@@ -183,21 +214,17 @@ impl VegasRunner for MpiRunner<'_> {
         if rates.iter().all(|&r| r > 0.0 && r.is_finite()) {
             *self.speeds.lock().unwrap() = rates;
         }
-        let n = total.len();
         if let Some(e) = local_err {
             return Err(e);
         }
-        if total[n - 1] > 0 {
-            return Err(Error::OutOfRange(format!(
-                "{} other MPI rank(s) failed to evaluate their points",
-                total[n - 1]
-            )));
+        if counts[2] > 0 {
+            return Err(Error::OutOfRange(format!("{} other MPI rank(s) failed to evaluate their points", counts[2])));
         }
-        let cube_limbs = 2 * sums.cubes.len();
+        let mut wide = wide.into_iter();
         Ok(VegasSums {
-            cubes: from_limbs(&total[..cube_limbs]),
-            bins: from_limbs(&total[cube_limbs..n - 3]),
-            stats: [max, total[n - 3], total[n - 2]],
+            cubes: wide.next().unwrap_or_default(),
+            bins: wide.next().unwrap_or_default(),
+            stats: [max, counts[0], counts[1]],
         })
     }
 }
@@ -211,7 +238,7 @@ impl MpiRunner<'_> {
             h ^= b as u64;
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
-        let world = self.world()?;
+        let world = self.world.comm()?;
         let (mut lo, mut hi) = (0u64, 0u64);
         world.all_reduce_into(&h, &mut lo, SystemOperation::min());
         world.all_reduce_into(&h, &mut hi, SystemOperation::max());
@@ -235,22 +262,15 @@ pub struct MpiExecutor {
 impl MpiExecutor {
     /// `inner` on every rank of the world communicator (MPI initialised by [`initialize`]).
     pub fn new(inner: Box<dyn Executor>) -> Self {
-        Self { inner, world: World { comm: SimpleCommunicator::world(), owner: std::thread::current().id() } }
-    }
-
-    fn world(&self) -> Result<&SimpleCommunicator> {
-        if std::thread::current().id() != self.world.owner {
-            return Err(Error::invalid("mpi", "another thread", "the thread that initialised MPI"));
-        }
-        Ok(&self.world.comm)
+        Self { inner, world: World::new() }
     }
 
     pub fn rank(&self) -> usize {
-        self.world().map(|w| w.rank() as usize).unwrap_or(0)
+        self.world.rank()
     }
 
     pub fn size(&self) -> usize {
-        self.world().map(|w| w.size() as usize).unwrap_or(1)
+        self.world.size()
     }
 
     /// This rank's share of `paths` (contiguous, in rank order).
@@ -261,26 +281,21 @@ impl MpiExecutor {
 
     /// Combine every rank's sums (or error) into the whole range's.
     fn reduce(&self, local: Result<PairMoments>) -> Result<PairMoments> {
-        let world = self.world()?;
         let (m, failed, err) = match local {
             Ok(m) => (m, 0u64, None),
             Err(e) => (PairMoments::ZERO, 1, Some(e)),
         };
         let w = m.to_words();
-        let mut limbs = vec![w[0], w[1], failed];
-        to_limbs(&w[2..], &mut limbs);
-        let mut total = vec![0u64; limbs.len()];
-        world.all_reduce_into(&limbs[..], &mut total[..], SystemOperation::sum());
+        let (counts, wide) = self.world.sum_exact(&[w[0], w[1], failed], &[&w[2..]])?;
         if let Some(e) = err {
             return Err(e);
         }
-        if total[2] > 0 {
-            return Err(Error::OutOfRange(format!("{} other MPI rank(s) failed to price their paths", total[2])));
+        if counts[2] > 0 {
+            return Err(Error::OutOfRange(format!("{} other MPI rank(s) failed to price their paths", counts[2])));
         }
         let mut words = [0u64; PairMoments::WORDS];
-        words[0] = total[0];
-        words[1] = total[1];
-        words[2..].copy_from_slice(&from_limbs(&total[3..]));
+        words[..2].copy_from_slice(&counts[..2]);
+        words[2..].copy_from_slice(&wide[0]);
         Ok(PairMoments::from_words(&words))
     }
 }

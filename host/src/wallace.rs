@@ -23,7 +23,9 @@
 //! arithmetic has nothing to approximate, and its normals come from the exact Box-Muller).
 
 use rayon::prelude::*;
-use warpmc_kernels::dist::{DistParams, transform};
+#[cfg(feature = "gpu")]
+use warpmc_kernels::dist::DistParams;
+use warpmc_kernels::dist::transform;
 use warpmc_kernels::wallace::{
     self, BatchWords, Output, PASSES_DEFAULT, PASSES_MAX, POOL, WORDS_PER_BATCH, init_pool, interleaved,
 };

@@ -1377,7 +1377,6 @@ impl GpuExecutor {
         range: Range<u64>,
         timing: Option<&mut f64>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
-        crate::integrate::check_job(job, edges, offsets, &range)?;
         if params.dim != job.dim {
             return Err(Error::invalid("dim", params.dim, format!("the job's dimension {}", job.dim)));
         }
