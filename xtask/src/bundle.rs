@@ -42,6 +42,7 @@ const CPU_ONLY_TESTS: &[&str] = &[
 ];
 
 /// What in a test's source can open a GPU.
+#[cfg(test)]
 const GPU_MARKERS: &[&str] = &["gpu_or_skip", "gpu_with", "BackendKind::Gpu", "BackendKind::Auto", "backend::open"];
 
 /// The cuRAND device-API reference program run.sh builds with nvcc on the GPU machine.

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::util::{cargo, heading, run, tee};
+use crate::util::{capture, cargo, describe, heading, run, tee};
 use crate::{ptx, setup};
 
 /// The GPU tests' source: the step that reports on them waits until it exists.
@@ -18,7 +18,26 @@ pub fn test() -> Result<()> {
     // Step 4 builds the `mpi` feature and runs two and three ranks.
     setup::install_mpi()?;
 
-    heading("2/7 release build with the GPU backend (compiles the kernels to PTX)");
+    // Step 4 builds in a target directory of its own, beside step 2: most of step 2's time is the
+    // kernels' nightly build and ptxas, each on one core, and CI's two cores leave the other one
+    // idle meanwhile. Its output is shown when it has finished.
+    let mut mpi = cargo();
+    mpi.env("CARGO_TARGET_DIR", crate::util::workspace_root().join("target/cpu-mpi")).args([
+        "test",
+        "-p",
+        "warpmc",
+        "--no-default-features",
+        "--features",
+        "mpi",
+        "--test",
+        "cli",
+        "--",
+        "integrate",
+    ]);
+    let mpi_shown = describe(&mpi);
+    let side = std::thread::spawn(move || capture(&mut mpi));
+
+    heading("2/7 release build with the GPU backend (compiles the kernels to PTX; step 4 builds beside it)");
     run(cargo().args(["build", "--release", "-p", "warpmc"]))?;
 
     heading("3/7 ptxas: the PTX assembles for sm_90");
@@ -28,7 +47,13 @@ pub fn test() -> Result<()> {
     // A debug build (minutes, not the release build's quarter of an hour); its CLI tests run
     // the CPU integrator, and `integrate_under_mpirun_matches_one_process` compares 2 and 3 ranks
     // with one process bit for bit.
-    run(cargo().args(["test", "-p", "warpmc", "--no-default-features", "--features", "mpi", "--test", "cli", "--", "integrate"]))?;
+    let out = side.join().map_err(|_| anyhow::anyhow!("the thread of step 4 panicked"))??;
+    println!("$ {mpi_shown}");
+    print!("{}", String::from_utf8_lossy(&out.stderr));
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    if !out.status.success() {
+        bail!("`{mpi_shown}` failed ({})", out.status);
+    }
 
     heading("5/7 the example integrand crate: its PTX module (cargo xtask build-integrand), and the program on the CPU (and the GPU when present)");
     let ptx = crate::integrand::build_integrand(Path::new("examples/user-integrand/Cargo.toml"), None)?;
