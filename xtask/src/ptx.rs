@@ -42,7 +42,7 @@ pub fn report() -> Result<Vec<FunctionStats>> {
         }
         _ => {
             let mut cmd = Command::new(PTXAS);
-            cmd.arg(format!("-arch={ARCH}")).arg("-v").arg(&ptx).args(["-o", "/dev/null"]);
+            cmd.arg(format!("-arch={ARCH}")).arg("-v").args(["--split-compile", "0"]).arg(&ptx).args(["-o", "/dev/null"]);
             eprintln!("$ {}", describe(&cmd));
             let out = capture(&mut cmd).context("ptxas is missing: run `cargo xtask setup`")?;
             let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
