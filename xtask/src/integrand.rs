@@ -25,18 +25,17 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let manifest = std::path::absolute(manifest).with_context(|| format!("no manifest {}", manifest.display()))?;
     let text = std::fs::read_to_string(&manifest).with_context(|| format!("cannot read {}", manifest.display()))?;
     let doc: toml::Table = text.parse().with_context(|| format!("{} is not TOML", manifest.display()))?;
-    let name = doc
+    let package = doc
         .get("package")
         .and_then(|p| p.get("name"))
         .and_then(|n| n.as_str())
-        .with_context(|| format!("{} has no [package] name", manifest.display()))?
-        .replace('-', "_");
+        .with_context(|| format!("{} has no [package] name", manifest.display()))?;
+    let name = package.replace('-', "_");
     let out_dir = out.map(Path::to_path_buf).unwrap_or_else(|| root.join("target/integrands"));
     std::fs::create_dir_all(&out_dir)?;
     let ptx = out_dir.join(format!("{name}.ptx"));
     let _ = std::fs::remove_file(&ptx);
     let toolchain = ptx_toolchain()?;
-    let package = doc["package"]["name"].as_str().unwrap_or_default().to_string();
     let target_dir = root.join("target/ptx-integrands");
     // cargo runs rustc only for a crate it thinks stale, and a fresh crate writes no PTX: a second
     // build of an unchanged crate would leave no module (or another crate's of the same name).
@@ -45,7 +44,7 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     isolate(&mut clean);
     clean
         .arg(format!("+{toolchain}"))
-        .args(["clean", "--quiet", "--release", "--target", PTX_TARGET, "-p", &package])
+        .args(["clean", "--quiet", "--release", "--target", PTX_TARGET, "-p", package])
         .arg("--manifest-path")
         .arg(&manifest)
         .arg("--target-dir")
