@@ -1580,29 +1580,23 @@ impl vegas::Sink for GpuVegasSink {
     }
 
     #[inline(always)]
-    fn bin(&mut self, axis: usize, bin: u32, q: i128) {
+    fn bin(&mut self, axis: usize, bin: u32, q: u64) {
         let i = (axis as u32 * self.bins_per_axis + bin) as usize * vegas::BIN_WORDS;
-        let w = ExactSum { w: [q as u64, (q >> 64) as u64, 0] }; // q >= 0
         if self.shared_bins {
             use crate::platform::nvptx::shared_atomic_add_u64 as add;
             let a = shared_address(i as u32 * 8);
-            // SAFETY: the block's shared memory holds the bins (`shared_bins`), so `a`,
-            // `a + 8` and `a + 16` are inside it and 8-aligned.
+            // SAFETY: the block's shared memory holds the bins (`shared_bins`), so `a` and `a + 8`
+            // are inside it and 8-aligned. A bin's total stays below 2^128 (fewer than 2^64
+            // quanta, each below 2^64), so the carry never reaches the third word.
             unsafe {
-                let old = add(a, w.w[0]);
-                let (mid, c1) = w.w[1].overflowing_add(old.overflowing_add(w.w[0]).1 as u64);
-                let mut carry = c1 as u64;
-                if mid != 0 {
-                    let old = add(a + 8, mid);
-                    carry += old.overflowing_add(mid).1 as u64;
-                }
-                if carry != 0 {
-                    add(a + 16, carry);
+                let old = add(a, q);
+                if old.overflowing_add(q).1 {
+                    add(a + 8, 1);
                 }
             }
         } else {
             // SAFETY: `bins` holds BIN_WORDS words per bin of every axis.
-            unsafe { atomic_add_192(self.bins.wrapping_add(i), w.w) };
+            unsafe { atomic_add_192(self.bins.wrapping_add(i), [q, 0, 0]) };
         }
     }
 

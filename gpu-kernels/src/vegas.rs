@@ -11,8 +11,9 @@
 //!   edges `edges[j (bins + 1) ..]`, piecewise linear), with Jacobian `J = Π bins Δx_j`;
 //! - `v = f(x) J 2^-s` (`s` = `scale_exp`, a power of two chosen by the host so that `|v| < 2^31`)
 //!   is rounded once to fixed point and added to its hypercube's exact sums `Σv`, `Σv²`, and
-//!   `v² (1 / n_h)` to the exact sum of each axis's bin that the point fell in (the grid's training
-//!   data: an estimate of `∫ (f J)²` over that bin).
+//!   `v² (1 / n_h)`, rounded to a multiple of `2^-bin_frac_bits` ([`bin_quantum`]), to the exact
+//!   sum of each axis's bin that the point fell in (the grid's training data: an estimate of
+//!   `∫ (f J)²` over that bin, whose scale does not matter to the refinement).
 //!
 //! Every sum is an [`ExactSum`] (fixed point, integer addition), so the result is the same bit
 //! for bit whatever the order in which points are added: launch shape, thread count, device
@@ -35,8 +36,14 @@ pub const MAX_BINS: u32 = 512;
 pub const MAX_CUBES: u64 = 1 << 20;
 /// Words of a hypercube's sums in the output (`Σv`, then `Σv²`).
 pub const CUBE_WORDS: usize = 6;
-/// Words of one bin's sum.
+/// Words of one bin's sum (a sum of [`bin_quantum`]s: below `points 2^64`, so the third word
+/// stays zero; the layout is an [`ExactSum`]'s, so the host merges bins and hypercubes alike).
 pub const BIN_WORDS: usize = 3;
+/// A point adds `round(v² / n_h 2^F)` to each of its bins, a single `u64` (`F` =
+/// `VegasJob::bin_frac_bits`, chosen from the plan by [`bin_frac_bits`]): one 64-bit add per bin
+/// instead of three on the GPU. The host keeps the largest `|v|` of an iteration near `2^28`
+/// (and redoes an iteration whose values stay below `2^16`), so that the quanta resolve the
+/// bins' weights far more finely than the grid needs.
 /// Words of the statistics block: `[max |v| bits, values out of range, values not finite]`.
 pub const STAT_WORDS: usize = 3;
 
@@ -272,6 +279,19 @@ pub struct VegasJob {
     pub strata: u32,
     /// Values are `f J 2^-scale_exp`, `-1000 <= scale_exp <= 1000`.
     pub scale_exp: i32,
+    /// Fractional bits of the bins' quanta ([`bin_quantum`]): at most `2 + floor(log2(n_min))`,
+    /// `n_min` the fewest points of a hypercube, so that a quantum fits 64 bits.
+    pub bin_frac_bits: u32,
+    /// Zero (keeps the layout free of padding).
+    pub reserved: u32,
+}
+
+/// The most fractional bits the bins' quanta can have for a plan whose smallest hypercube has
+/// `n_min` points: `v² / n_h < 2^62 / n_min`, so `2 + floor(log2(n_min))` keeps a quantum below
+/// `2^64`. Relative to the largest possible value, a quantum is then `2^-64`: a hypercube of
+/// `n_h` points loses only values whose `v² / n_h` is below that.
+pub fn bin_frac_bits(n_min: u64) -> u32 {
+    2 + (63 - n_min.max(1).leading_zeros())
 }
 
 /// `2^-s` for `-1000 <= s <= 1000` (exact, built from its bits).
@@ -279,6 +299,15 @@ pub struct VegasJob {
 pub fn pow2_neg(s: i32) -> f64 {
     let e = (1023 - s.clamp(-1000, 1000)) as u64;
     f64::from_bits(e << 52)
+}
+
+/// A point's contribution to its bins, `w = v² / n_h`, as a count of `2^-F` (`scale = 2^F`,
+/// [`bin_frac_bits`]; rounded half up; the scaling is exact, a power of two).
+#[inline(always)]
+pub fn bin_quantum(w: f64, scale: f64) -> u64 {
+    // Below 2^64 for `F` within `bin_frac_bits`; the cast saturates, and NaN (not reached: the
+    // caller checks the range) is 0.
+    (w * scale + 0.5) as u64
 }
 
 /// The hypercube that point `k` belongs to: the `h` with `offsets[h] <= k < offsets[h + 1]`
@@ -314,8 +343,8 @@ fn edge(edges: &[f64], i: usize) -> f64 {
 pub trait Sink {
     /// Add a run of one hypercube's sums.
     fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum);
-    /// Add fixed-point `q >= 0` to bin `bin` of axis `axis`.
-    fn bin(&mut self, axis: usize, bin: u32, q: i128);
+    /// Add the quantum `q` ([`bin_quantum`]) to bin `bin` of axis `axis`.
+    fn bin(&mut self, axis: usize, bin: u32, q: u64);
     /// A value of magnitude `abs_bits` (the bits of `|v|`, ordered as the magnitudes are; 0 for
     /// a value that is not finite): in range, out of range (`|v| >= 2^31`, left out), or not
     /// finite (left out).
@@ -331,6 +360,19 @@ pub fn cube_digits(h: u64, strata: u32, dim: usize, digits: &mut [u32; MAX_DIM])
     for c in digits[..dim.min(MAX_DIM)].iter_mut() {
         *c = rem % ns;
         rem /= ns;
+    }
+}
+
+/// The digits of hypercube `h + 1` from those of `h` (an odometer: no division, which a GPU
+/// does in dozens of instructions; hypercubes change every few points).
+#[inline(always)]
+pub fn next_digits(digits: &mut [u32], strata: u32) {
+    for c in digits.iter_mut() {
+        *c += 1;
+        if *c < strata {
+            return;
+        }
+        *c = 0;
     }
 }
 
@@ -387,6 +429,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
     }
     let d = (job.dim as usize).min(MAX_DIM);
     let scale = pow2_neg(job.scale_exp);
+    let bin_scale = pow2_neg(-(job.bin_frac_bits.min(66) as i32));
     let mut h = cube_of(offsets, first);
     let mut next = offset(offsets, h + 1);
     let mut inv_n = 1.0 / next.wrapping_sub(offset(offsets, h)) as f64;
@@ -404,11 +447,11 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
             sum_sq = ExactSum::ZERO;
             while k >= next {
                 h += 1;
+                next_digits(&mut digits[..d], job.strata);
                 let start = next;
                 next = offset(offsets, h + 1);
                 inv_n = 1.0 / next.wrapping_sub(start) as f64;
             }
-            cube_digits(h, job.strata, d, &mut digits);
         }
         let jac = map_point::<G>(job, edges, &digits, k, &mut x, &mut bin);
         let v = f.eval(&x[..d]) * jac * scale;
@@ -423,7 +466,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
             // In range, `|v| < 2^31` and `v² < 2^62`: no conversion fails.
             sum.add_fixed(to_fixed64(v).unwrap_or(0));
             sum_sq.add_fixed(to_fixed64(sq).unwrap_or(0));
-            let w = to_fixed64(sq * inv_n).unwrap_or(0);
+            let w = bin_quantum(sq * inv_n, bin_scale);
             if w != 0 {
                 for (j, &b) in bin[..d].iter().enumerate() {
                     sink.bin(j, b, w);
@@ -469,11 +512,14 @@ pub fn plain_points<G: Generator, F: Integrand + ?Sized>(
     (sum, sum_sq, bad)
 }
 
-/// The sums of an iteration (or of part of one), laid out as the GPU writes them (CPU build).
+/// The sums of an iteration (or of part of one), laid out as the GPU writes them (CPU build):
+/// the hypercubes `first_cube ..` that a range of points touched, and every bin.
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VegasSums {
-    /// `CUBE_WORDS` per hypercube.
+    /// The first hypercube that `cubes` holds.
+    pub first_cube: u64,
+    /// `CUBE_WORDS` per hypercube, from `first_cube` on.
     pub cubes: std::vec::Vec<u64>,
     /// `BIN_WORDS` per bin, axis-major (`(axis bins + bin) BIN_WORDS`).
     pub bins: std::vec::Vec<u64>,
@@ -492,17 +538,41 @@ pub fn add_words(a: &mut [u64], b: &[u64]) {
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl VegasSums {
+    /// Zero sums of all `cubes` hypercubes.
     pub fn zeros(cubes: u64, dim: u32, bins: u32) -> Self {
         Self {
+            first_cube: 0,
             cubes: vec![0; cubes as usize * CUBE_WORDS],
             bins: vec![0; dim as usize * bins as usize * BIN_WORDS],
             stats: [0; STAT_WORDS],
         }
     }
 
-    /// Add another part's sums (integer addition: the order does not matter).
+    /// The hypercubes this part holds.
+    pub fn cube_range(&self) -> core::ops::Range<u64> {
+        self.first_cube..self.first_cube + (self.cubes.len() / CUBE_WORDS) as u64
+    }
+
+    /// These sums over all `cubes` hypercubes (the ones outside the part are zero).
+    pub fn into_full(mut self, cubes: u64) -> Self {
+        let full = cubes as usize * CUBE_WORDS;
+        if self.first_cube == 0 && self.cubes.len() == full {
+            return self;
+        }
+        let mut all = if self.first_cube == 0 { core::mem::take(&mut self.cubes) } else { vec![0; full] };
+        all.resize(full, 0);
+        if self.first_cube != 0 {
+            let at = self.first_cube as usize * CUBE_WORDS;
+            all[at..at + self.cubes.len()].copy_from_slice(&self.cubes);
+        }
+        Self { first_cube: 0, cubes: all, ..self }
+    }
+
+    /// Add another part's sums (integer addition: the order does not matter). `self` must hold
+    /// every hypercube that `o` holds.
     pub fn merge(&mut self, o: &Self) {
-        for (a, b) in self.cubes.chunks_exact_mut(BIN_WORDS).zip(o.cubes.chunks_exact(BIN_WORDS)) {
+        let at = (o.first_cube - self.first_cube) as usize * CUBE_WORDS;
+        for (a, b) in self.cubes[at..at + o.cubes.len()].chunks_exact_mut(3).zip(o.cubes.chunks_exact(3)) {
             add_words(a, b);
         }
         for (a, b) in self.bins.chunks_exact_mut(BIN_WORDS).zip(o.bins.chunks_exact(BIN_WORDS)) {
@@ -513,9 +583,10 @@ impl VegasSums {
         self.stats[2] += o.stats[2];
     }
 
-    /// Hypercube `h`'s `(Σv, Σv²)`.
+    /// Hypercube `h`'s `(Σv, Σv²)` (`h` inside [`Self::cube_range`]).
     pub fn cube(&self, h: usize) -> (ExactSum, ExactSum) {
-        let w = &self.cubes[h * CUBE_WORDS..(h + 1) * CUBE_WORDS];
+        let i = (h - self.first_cube as usize) * CUBE_WORDS;
+        let w = &self.cubes[i..i + CUBE_WORDS];
         (ExactSum { w: [w[0], w[1], w[2]] }, ExactSum { w: [w[3], w[4], w[5]] })
     }
 
@@ -561,10 +632,10 @@ impl Sink for RangeSink {
         add_words(&mut self.cubes[i + 3..i + 6], &sum_sq.w);
     }
 
-    fn bin(&mut self, axis: usize, bin: u32, q: i128) {
+    fn bin(&mut self, axis: usize, bin: u32, q: u64) {
         let i = (axis * self.bins_per_axis + bin as usize) * BIN_WORDS;
         let mut s = ExactSum { w: [self.bins[i], self.bins[i + 1], self.bins[i + 2]] };
-        s.add_fixed(q);
+        s.add_fixed(q as i128);
         self.bins[i..i + 3].copy_from_slice(&s.w);
     }
 
@@ -584,6 +655,46 @@ mod tests {
         let offsets = [0u64, 2, 2, 5, 9];
         let owners: std::vec::Vec<u64> = (0..9).map(|k| cube_of(&offsets, k)).collect();
         assert_eq!(owners, [0, 0, 2, 2, 2, 3, 3, 3, 3]);
+    }
+
+    #[test]
+    fn parts_over_their_own_hypercubes_merge_into_the_whole() {
+        // A 2-d job of 9 hypercubes, its points cut at 7 and 15: each part holds only the
+        // hypercubes its points touched, and the parts merge into the one-range sums.
+        let job = VegasJob { seed: 3, first_stream: 0, points: 20, cubes: 9, dim: 2, bins: 4, strata: 3, scale_exp: 0, bin_frac_bits: 3, reserved: 0 };
+        let edges: std::vec::Vec<f64> = (0..2).flat_map(|_| [0.0, 0.1, 0.3, 0.6, 1.0]).collect();
+        let offsets = [0u64, 2, 4, 6, 8, 10, 12, 14, 17, 20];
+        let f = |x: &[f64]| 1.0 + x[0] * x[1];
+        struct F<'a>(&'a dyn Fn(&[f64]) -> f64);
+        impl Integrand for F<'_> {
+            fn eval(&self, x: &[f64]) -> f64 {
+                (self.0)(x)
+            }
+        }
+        let sums = |first: u64, end: u64| {
+            let mut sink = RangeSink::new(cube_of(&offsets, first), 2, 4);
+            run_points::<crate::rng::Philox4x32x10, _, _>(&job, &F(&f), &edges, &offsets, first, end, &mut sink);
+            VegasSums { first_cube: sink.first_cube, cubes: sink.cubes, bins: sink.bins, stats: sink.stats }
+        };
+        let whole = sums(0, 20).into_full(9);
+        let parts = [sums(0, 7), sums(7, 15), sums(15, 20)];
+        assert_eq!(parts.iter().map(|p| p.cube_range()).collect::<std::vec::Vec<_>>(), [0..4, 3..8, 7..9]);
+        let mut total = parts[1].clone().into_full(9);
+        total.merge(&parts[0]);
+        total.merge(&parts[2]);
+        assert_eq!(total, whole);
+        assert!(whole.bins.chunks(3).all(|b| b[2] == 0) && whole.bins.iter().any(|&w| w != 0));
+    }
+
+    #[test]
+    fn odometer_digits_follow_the_division() {
+        let mut d = [0u32; MAX_DIM];
+        for h in 0..3u64.pow(4) {
+            let mut want = [0u32; MAX_DIM];
+            cube_digits(h, 3, 4, &mut want);
+            assert_eq!(d, want, "{h}");
+            next_digits(&mut d[..4], 3);
+        }
     }
 
     #[test]
@@ -635,7 +746,7 @@ mod tests {
 
     #[test]
     fn a_uniform_grid_maps_y_to_itself_with_unit_jacobian() {
-        let job = VegasJob { seed: 7, first_stream: 0, points: 4, cubes: 4, dim: 2, bins: 4, strata: 2, scale_exp: 0 };
+        let job = VegasJob { seed: 7, first_stream: 0, points: 4, cubes: 4, dim: 2, bins: 4, strata: 2, scale_exp: 0, bin_frac_bits: 2, reserved: 0 };
         let edges: std::vec::Vec<f64> = (0..2).flat_map(|_| (0..=4).map(|i| i as f64 / 4.0)).collect();
         let (mut x, mut bin) = ([0.0; MAX_DIM], [0u32; MAX_DIM]);
         for h in 0..4u64 {

@@ -410,7 +410,7 @@ pub fn integrate(
     let cubes = (strata as u64).pow(spec.dim);
     let mut grid = Grid::uniform(spec.dim, spec.bins);
     let mut weights: Option<Vec<f64>> = None;
-    let mut scale_exp = 0i32;
+    let mut scale_exp = pilot_scale(spec, integrand);
     let mut next_stream = 0u64;
     let mut evals = 0u64;
     let mut iterations = Vec::new();
@@ -441,6 +441,8 @@ pub fn integrate(
                 bins: spec.bins,
                 strata,
                 scale_exp,
+                bin_frac_bits: plan_bin_frac_bits(&offsets),
+                reserved: 0,
             };
             let t_run = Instant::now();
             let sums =
@@ -454,9 +456,10 @@ pub fn integrate(
             }
             // Choose the scale so that the largest |f J| seen is below 2^30 in fixed point (2^31
             // is the limit): redo the iteration when a value was out of range, or when the
-            // values used less than 2^-24 of the range (precision).
+            // values used less than 2^-15 of the range (the bins' quanta are fixed point too, so
+            // their weights need the values well away from zero: `vegas::bin_frac_bits`).
             let max = f64::from_bits(sums.stats[0]);
-            let needs = sums.stats[1] > 0 || (max > 0.0 && max < 1.0 / 16_777_216.0);
+            let needs = sums.stats[1] > 0 || (max > 0.0 && max < 65_536.0);
             if needs && rescaled < 8 {
                 let real_max_exp = exponent_of(max) + scale_exp;
                 scale_exp = (real_max_exp - 29).clamp(-1000, 1000);
@@ -537,6 +540,43 @@ pub fn integrate(
     })
 }
 
+/// Points of the pilot that picks the first iteration's scale.
+const PILOT_POINTS: u64 = 4096;
+/// The pilot's first stream: far beyond the streams of any run's points (one per point).
+const PILOT_STREAM: u64 = 1 << 62;
+
+/// The first iteration's scale exponent: the largest `|f|` at `PILOT_POINTS` uniform points
+/// (the seed's streams from `PILOT_STREAM`), evaluated on this host's CPU with the same code in
+/// every process (so that MPI ranks agree), placed near `2^28` as later iterations are. Without
+/// it the first iteration would run at scale 1, and an integrand far from 1 in size would need a
+/// second pass (the bins' quanta need the values near the top of the range). 0 when every pilot
+/// value is zero or not finite (the iteration then rescales or reports it).
+fn pilot_scale(spec: &IntegrateSpec, integrand: &Integrand<'_>) -> i32 {
+    let job = VegasJob {
+        seed: spec.seed,
+        first_stream: PILOT_STREAM,
+        points: PILOT_POINTS,
+        cubes: 1,
+        dim: spec.dim,
+        bins: 1,
+        strata: 1,
+        scale_exp: 0,
+        bin_frac_bits: 0,
+        reserved: 0,
+    };
+    let edges: Vec<f64> = (0..spec.dim).flat_map(|_| [0.0, 1.0]).collect();
+    let offsets = [0, PILOT_POINTS];
+    let mut sink = vegas::RangeSink::new(0, spec.dim, 1);
+    let generator = spec.generator;
+    match integrand {
+        Integrand::Builtin(p) => crate::with_generator!(generator, G => vegas::run_points::<G, _, _>(&job, *p, &edges, &offsets, 0, PILOT_POINTS, &mut sink)),
+        Integrand::Closure(f) => crate::with_generator!(generator, G => vegas::run_points::<G, _, _>(&job, &ClosureIntegrand(*f), &edges, &offsets, 0, PILOT_POINTS, &mut sink)),
+        Integrand::Compiled(c) => crate::with_generator!(generator, G => vegas::run_points::<G, _, _>(&job, &ClosureIntegrand(c.cpu), &edges, &offsets, 0, PILOT_POINTS, &mut sink)),
+    }
+    let max = f64::from_bits(sink.stats[0]);
+    if max > 0.0 && max.is_finite() { (exponent_of(max) - 27).clamp(-1000, 1000) } else { 0 }
+}
+
 /// The weighted mean of the kept iterations and its standard error; an iteration with zero error
 /// (an integrand constant on every hypercube) gives its estimate exactly.
 fn combine(kept: &[(f64, f64)], sw: f64, swx: f64) -> (f64, f64) {
@@ -561,7 +601,7 @@ pub fn run_split(
     range: Range<u64>,
 ) -> Result<VegasSums> {
     if runners.len() == 1 {
-        return runners[0].run(job, integrand, generator, edges, offsets, range);
+        return Ok(runners[0].run(job, integrand, generator, edges, offsets, range)?.into_full(job.cubes));
     }
     let ranges = split_points(range, speeds);
     let results: Vec<(Result<VegasSums>, f64)> = std::thread::scope(|s| {
@@ -579,15 +619,22 @@ pub fn run_split(
             .collect();
         handles.into_iter().map(|h| h.join().expect("a runner thread panicked")).collect()
     });
-    let mut total = VegasSums::zeros(job.cubes, job.dim, job.bins);
+    // Each part holds only the hypercubes its points touched: the first grows to all of them
+    // and the others are added where they lie (one pass over each part, not over every part's
+    // share of all the hypercubes).
+    let mut total: Option<VegasSums> = None;
     for (i, (r, secs)) in results.into_iter().enumerate() {
-        total.merge(&r?);
+        let part = r?;
+        match total.as_mut() {
+            None => total = Some(part.into_full(job.cubes)),
+            Some(t) => t.merge(&part),
+        }
         let n = (ranges[i].end - ranges[i].start) as f64;
         if n > 0.0 && secs > 0.0 {
             speeds[i] = n / secs;
         }
     }
-    Ok(total)
+    Ok(total.unwrap_or_else(|| VegasSums::zeros(job.cubes, job.dim, job.bins)))
 }
 
 /// Contiguous pieces of `range`, one per runner, sized in proportion to `speeds`.
@@ -655,6 +702,11 @@ impl VegasRunner for crate::backend::cpu::CpuExecutor {
     }
 }
 
+/// The bins' fixed point for a plan ([`vegas::bin_frac_bits`] of its smallest hypercube).
+pub fn plan_bin_frac_bits(offsets: &[u64]) -> u32 {
+    vegas::bin_frac_bits(offsets.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(1))
+}
+
 /// The shapes the kernels rely on, checked before any backend runs a job.
 pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u64>) -> Result<()> {
     let ok = job.dim >= 1
@@ -667,7 +719,9 @@ pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u
         && offsets.last() == Some(&job.points)
         && offsets.windows(2).all(|w| w[0] <= w[1])
         && range.start <= range.end
-        && range.end <= job.points;
+        && range.end <= job.points
+        && job.bin_frac_bits <= plan_bin_frac_bits(offsets)
+        && job.reserved == 0;
     if !ok {
         return Err(Error::invalid("vegas job", format!("{job:?}"), "a consistent plan (dims, edges, offsets, range)"));
     }
@@ -698,17 +752,8 @@ fn cpu_sums<F: vegas::Integrand + Sync + ?Sized>(
             .collect()
     });
     let mut total = VegasSums::zeros(job.cubes, job.dim, job.bins);
-    for p in &parts {
-        let at = p.first_cube as usize * vegas::CUBE_WORDS;
-        for (a, b) in total.cubes[at..at + p.cubes.len()].chunks_exact_mut(3).zip(p.cubes.chunks_exact(3)) {
-            vegas::add_words(a, b);
-        }
-        for (a, b) in total.bins.chunks_exact_mut(3).zip(p.bins.chunks_exact(3)) {
-            vegas::add_words(a, b);
-        }
-        total.stats[0] = total.stats[0].max(p.stats[0]);
-        total.stats[1] += p.stats[1];
-        total.stats[2] += p.stats[2];
+    for p in parts {
+        total.merge(&VegasSums { first_cube: p.first_cube, cubes: p.cubes, bins: p.bins, stats: p.stats });
     }
     total
 }
@@ -840,6 +885,8 @@ pub fn kernel_rates(
         bins: spec.bins,
         strata: result.strata,
         scale_exp: 0,
+        bin_frac_bits: plan_bin_frac_bits(&offsets),
+        reserved: 0,
     };
     // The plain kernel's values need a scale of their own (no Jacobian): from the largest of
     // 4096 values on the host, raised until no value is out of range on the GPU.
@@ -1010,7 +1057,9 @@ mod tests {
             let f = move |x: &[f64]| scale * (x[0] + x[1]);
             let r = integrate(&spec, &Integrand::Closure(&f), &[&runner], |_| {}).unwrap();
             assert!(((r.estimate - scale) / r.std_error).abs() < 4.0, "{scale}: {} ± {}", r.estimate, r.std_error);
-            assert!(r.iterations[0].rescaled >= 1);
+            // The pilot picked the scale: the first iteration needed no second pass.
+            assert_eq!(r.iterations[0].rescaled, 0, "{scale}");
+            assert!((pilot_scale(&spec, &Integrand::Closure(&f)) as f64 - (scale.log2() - 27.0)).abs() <= 2.0);
         }
     }
 

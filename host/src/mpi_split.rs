@@ -222,6 +222,7 @@ impl VegasRunner for MpiRunner<'_> {
         }
         let mut wide = wide.into_iter();
         Ok(VegasSums {
+            first_cube: 0,
             cubes: wide.next().unwrap_or_default(),
             bins: wide.next().unwrap_or_default(),
             stats: [max, counts[0], counts[1]],

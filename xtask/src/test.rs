@@ -22,8 +22,8 @@ pub fn test() -> Result<()> {
     // kernels' nightly build and ptxas, each on one core, and CI's two cores leave the other one
     // idle meanwhile. Its output is shown when it has finished.
     let mut mpi = cargo();
-    mpi.env("CARGO_TARGET_DIR", crate::util::workspace_root().join("target/cpu-mpi")).args([
-        "test",
+    let mpi_dir = crate::util::workspace_root().join("target/cpu-mpi");
+    mpi.args(["test", "--target-dir"]).arg(&mpi_dir).args([
         "-p",
         "warpmc",
         "--no-default-features",

@@ -27,8 +27,9 @@ Notes on matching the two:
   integrand's output (JSON: vegas.probe_evals). warpmc's ``evals`` is
   its own count, warm-up included; both use at most N per iteration.
 * Wall time: vegas is timed with ``time.perf_counter`` around Integrator construction, warm-up and
-  the measured iterations (one Python process; ``nproc=1`` so that the integrand's counter sees
-  every batch). warpmc's time is its JSON ``wall_seconds`` (the integration itself, device set-up
+  the measured iterations (one Python process by default; ``nproc=1`` so that the integrand's
+  counter sees every batch; ``--vegas-nproc K`` spreads the batches over K worker processes and
+  takes the count from ``sum_neval``). warpmc's time is its JSON ``wall_seconds`` (the integration itself, device set-up
   and process start excluded); the subprocess's wall time is recorded as well.
 * Random numbers: vegas draws from gvar's generator, seeded with ``gvar.ranseed(--seed)``.
 
@@ -115,6 +116,25 @@ def make_integrand(family, a, u, width):
     else:
         raise ValueError(f"unknown family {family!r}")
     return f
+
+
+class BatchIntegrand:
+    """A module-level (so picklable) batch integrand, for vegas with ``nproc > 1``: its worker
+    processes receive the integrand by pickling."""
+
+    def __init__(self, family, a, u, width):
+        self.args = (family, list(a), list(u), width)
+        self.f = make_integrand(*self.args)
+
+    def __getstate__(self):
+        return self.args
+
+    def __setstate__(self, state):
+        self.args = state
+        self.f = make_integrand(*state)
+
+    def __call__(self, x):
+        return self.f(x)
 
 
 def independent_exact(family, a, u, width):
@@ -246,22 +266,27 @@ def run_vegas(args, family, dim, integrand):
 
     out = {}
     try:
-        fn = make_integrand(family, integrand["a"], integrand["u"], float(integrand.get("width", 0.1)))
+        width = float(integrand.get("width", 0.1))
         count = [0]
+        if args.vegas_nproc == 1:
+            fn = make_integrand(family, integrand["a"], integrand["u"], width)
 
-        @vegas.lbatchintegrand
-        def f(x):
-            count[0] += x.shape[0]
-            return fn(x)
+            @vegas.lbatchintegrand
+            def f(x):
+                count[0] += x.shape[0]
+                return fn(x)
+        else:
+            # Worker processes evaluate the batches: no counter sees them (sum_neval counts).
+            f = vegas.lbatchintegrand(BatchIntegrand(family, integrand["a"], integrand["u"], width))
 
         gvar.ranseed(args.seed)
         n = args.evals_per_iteration
         t0 = time.perf_counter()
         # maxinc_axis caps the grid increments per axis (vegas rounds them down to a multiple of
-        # the strata per axis; see the module docstring). nproc=1 keeps every batch in this
-        # process, where the counter above sees it.
+        # the strata per axis; see the module docstring). nproc=1 (the default) keeps every
+        # batch in this process, where the counter above sees it.
         integ = vegas.Integrator(dim * [[0.0, 1.0]], maxinc_axis=args.bins, alpha=args.alpha,
-                                 beta=args.beta, nproc=1)
+                                 beta=args.beta, nproc=args.vegas_nproc)
         warm_neval = 0
         if args.warmup > 0:
             warm = integ(f, nitn=args.warmup, neval=n)
@@ -275,7 +300,8 @@ def run_vegas(args, family, dim, integrand):
             chi2_per_dof=float(result.chi2 / result.dof) if result.dof > 0 else None,
             dof=int(result.dof),
             Q=float(result.Q) if result.dof > 0 else None,
-            evals=int(count[0]),
+            evals=int(count[0]) if args.vegas_nproc == 1 else None,
+            nproc=args.vegas_nproc,
             sum_neval=warm_neval + int(result.sum_neval),
             wall_seconds=wall,
             ninc=[int(x) for x in integ.map.ninc],
@@ -367,6 +393,9 @@ def main():
                     help="passed to warpmc as --param (repeatable); vegas reads the result from warpmc's JSON")
     ap.add_argument("--warpmc-arg", action="append", default=[], metavar="ARGS",
                     help="extra warpmc arguments, shell-split (repeatable), e.g. '--threads 8' or '--gpus all'")
+    ap.add_argument("--vegas-nproc", type=int, default=1,
+                    help="vegas's nproc: worker processes that evaluate the batches (default 1; with more, "
+                         "evaluations are taken from sum_neval plus vegas's one-point probe per call)")
     ap.add_argument("--families", default="all", help="all or a comma-separated list of: " + ", ".join(FAMILIES))
     ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per warpmc run (default 1800)")
     ap.add_argument("--out", help="also write the Markdown report here")
@@ -400,6 +429,7 @@ def main():
         "evals_per_iteration": args.evals_per_iteration, "iterations": args.iterations,
         "warmup": args.warmup, "bins": args.bins, "alpha": args.alpha, "beta": args.beta,
         "seed": args.seed, "param": args.param, "warpmc_arg": args.warpmc_arg, "warpmc": args.warpmc,
+        "vegas_nproc": args.vegas_nproc,
     }
 
     rows = []
@@ -426,6 +456,8 @@ def main():
                     # Each Integrator call first evaluates one point to learn the integrand's
                     # output shape: that probe is counted in evals but not in sum_neval.
                     calls = 2 if args.warmup > 0 else 1
+                    if v["evals"] is None:
+                        v["evals"] = v["sum_neval"] + calls
                     v["probe_evals"] = v["evals"] - v["sum_neval"]
                     if not 0 <= v["probe_evals"] <= calls:
                         row["notes"].append(f"vegas counted {v['evals']} evals, sum_neval says {v['sum_neval']}")
@@ -474,7 +506,7 @@ def main():
         f"warpmc --bins {args.bins} / vegas maxinc_axis = {args.bins}, seed {args.seed}"
         + (f", params {' '.join(args.param)}" if args.param else "")
         + (f", warpmc extra args {' '.join(args.warpmc_arg)}" if args.warpmc_arg else "")
-        + ". vegas runs in one Python process (nproc=1); wall v/w = vegas wall / warpmc wall_seconds; "
+        + f". vegas runs with nproc={args.vegas_nproc}; wall v/w = vegas wall / warpmc wall_seconds; "
         "err w/v = warpmc std_error / vegas sdev; evals include the warm-up."
     )
     ninc_seen = sorted({tuple(sorted(set(r["vegas"]["ninc"]))) for r in rows if "ninc" in r["vegas"]})

@@ -194,6 +194,8 @@ pub struct GpuExecutor {
     _module: Arc<CudaModule>,
     /// Users' integrand modules loaded so far: (length and hash of the PTX, kernel) and the kernel.
     user_modules: std::sync::Mutex<Vec<((usize, u64, String), CudaFunction)>>,
+    /// The integrator's buffers, kept between iterations (grown when a job needs more).
+    vegas_buffers: std::sync::Mutex<VegasBuffers>,
     /// One entry per generator, in `GeneratorKind::ALL`'s order.
     generators: Vec<GeneratorKernels>,
     asian_constant: CudaFunction,
@@ -366,6 +368,7 @@ impl GpuExecutor {
             stream,
             _module: module,
             user_modules: std::sync::Mutex::new(Vec::new()),
+            vegas_buffers: std::sync::Mutex::new(VegasBuffers::default()),
             generators,
             asian_constant,
             instrument_constant,
@@ -1295,7 +1298,7 @@ impl Filler for GpuFiller<'_> {
     }
 }
 
-// SAFETY: `VegasJob` is `#[repr(C)]`, `Copy`, four u64 then four 32-bit fields, no pointers; the
+// SAFETY: `VegasJob` is `#[repr(C)]`, `Copy`, four u64 then six 32-bit fields, no pointers; the
 // PTX parameter is declared from the same definition.
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::vegas::VegasJob> {}
 // SAFETY: `IntegrandParams` is `#[repr(C)]`, `Copy`: two u32, two f64 and two f64 arrays.
@@ -1403,12 +1406,20 @@ impl GpuExecutor {
         range: Range<u64>,
         timing: Option<&mut f64>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
-        use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, STAT_WORDS, VegasSums};
+        use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, STAT_WORDS, VegasSums, cube_of};
         crate::integrate::check_job(job, edges, offsets, &range)?;
         // Several devices run from threads of their own (`integrate::run_split`): the driver
         // calls below that take no stream (occupancy) need this device's context current here.
         self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
         let bin_words = job.dim as usize * job.bins as usize * BIN_WORDS;
+        // The hypercubes this range's points fall in (contiguous: the plan is in order). Only
+        // they are zeroed and copied back, so that each of N devices moves 1/N of the sums.
+        let first_cube = cube_of(offsets, range.start);
+        if range.is_empty() {
+            return Ok(VegasSums { first_cube, cubes: Vec::new(), bins: vec![0; bin_words], stats: [0; STAT_WORDS] });
+        }
+        let end_cube = cube_of(offsets, range.end - 1) + 1;
+        let cube_words = (first_cube as usize * CUBE_WORDS)..(end_cube as usize * CUBE_WORDS);
         let shared_bytes = bin_words * 8;
         let shared_bins = shared_bytes <= VEGAS_SHARED_LIMIT;
         let shared = if shared_bins { shared_bytes } else { 0 };
@@ -1423,34 +1434,58 @@ impl GpuExecutor {
                 full.min((range.end - range.start).div_ceil(block as u64)).max(1) as u32
             }
         };
-        let mut cubes = self.stream.alloc_zeros::<u64>(job.cubes as usize * CUBE_WORDS).map_err(gpu_err("alloc"))?;
-        let mut bins = self.stream.alloc_zeros::<u64>(bin_words).map_err(gpu_err("alloc"))?;
-        let mut stats = self.stream.alloc_zeros::<u64>(STAT_WORDS).map_err(gpu_err("alloc"))?;
-        let d_edges = self.stream.clone_htod(edges).map_err(gpu_err("copy grid"))?;
-        let d_offsets = self.stream.clone_htod(offsets).map_err(gpu_err("copy plan"))?;
+        let mut guard = self.vegas_buffers.lock().unwrap();
+        let buf = &mut *guard;
+        let back_words = cube_words.len() + bin_words + STAT_WORDS;
+        let stream = &self.stream;
+        grow(stream, &mut buf.cubes, job.cubes as usize * CUBE_WORDS)?;
+        grow(stream, &mut buf.bins, bin_words)?;
+        grow(stream, &mut buf.stats, STAT_WORDS)?;
+        grow(stream, &mut buf.edges, edges.len())?;
+        grow(stream, &mut buf.offsets, offsets.len())?;
+        if buf.back.as_ref().is_none_or(|b| b.len() < back_words) {
+            buf.back = None; // free the old one first
+            // SAFETY: the buffer is written by the copies below before it is read.
+            buf.back = Some(
+                unsafe { self.ctx.alloc_pinned_with_flags::<u64>(back_words.next_power_of_two(), 0) }
+                    .map_err(gpu_err("page-locked buffer"))?,
+            );
+        }
+        let (Some(d_cubes), Some(d_bins), Some(d_stats), Some(d_edges), Some(d_offsets), Some(back)) =
+            (&mut buf.cubes, &mut buf.bins, &mut buf.stats, &mut buf.edges, &mut buf.offsets, &mut buf.back)
+        else {
+            return Err(Error::Gpu("the integrator's buffers were not allocated".into()));
+        };
+        stream.memset_zeros(&mut d_cubes.slice_mut(cube_words.clone())).map_err(gpu_err("zero"))?;
+        stream.memset_zeros(&mut d_bins.slice_mut(..bin_words)).map_err(gpu_err("zero"))?;
+        stream.memset_zeros(&mut d_stats.slice_mut(..STAT_WORDS)).map_err(gpu_err("zero"))?;
+        stream.memcpy_htod(edges, &mut d_edges.slice_mut(..edges.len())).map_err(gpu_err("copy grid"))?;
+        stream.memcpy_htod(offsets, &mut d_offsets.slice_mut(..offsets.len())).map_err(gpu_err("copy plan"))?;
         let job_arg = ByValue(*job);
         let flag = shared_bins as u32;
         let (first, end) = (range.start, range.end);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let mut launch = || -> Result<()> {
-            let mut b = self.stream.launch_builder(f);
+            let mut b = stream.launch_builder(f);
             b.arg(&job_arg);
             match &params {
                 VegasParams::Value(p) => b.arg(p),
                 VegasParams::Device(p) => b.arg(*p),
             };
-            b.arg(&d_edges)
-                .arg(&d_offsets)
-                .arg(&mut cubes)
-                .arg(&mut bins)
-                .arg(&mut stats)
+            b.arg(&*d_edges)
+                .arg(&*d_offsets)
+                .arg(&mut *d_cubes)
+                .arg(&mut *d_bins)
+                .arg(&mut *d_stats)
                 .arg(&flag)
                 .arg(&first)
                 .arg(&end);
             // SAFETY: the argument list matches `vegas__<gen>` (`gpu.rs`, `vegas_points`);
-            // `check_job` checked the lengths of the grid and the plan and the range; `cubes`,
-            // `bins` and `stats` hold the words documented there; the block has `bin_words`
-            // words of shared memory when `flag` is set; the block is a multiple of 32.
+            // `check_job` checked the lengths of the grid and the plan and the range, and the
+            // buffers hold at least those lengths (`grow`); `cubes`, `bins` and `stats` hold the
+            // words documented there, zeroed where this range's points add to them; the block
+            // has `bin_words` words of shared memory when `flag` is set; the block is a multiple
+            // of 32.
             unsafe { b.launch(cfg) }.map_err(gpu_err("vegas launch"))?;
             Ok(())
         };
@@ -1458,11 +1493,48 @@ impl GpuExecutor {
             Some(ms) => *ms = self.time_ms(&mut launch)?,
             None => launch()?,
         }
-        let cubes = self.stream.clone_dtoh(&cubes).map_err(gpu_err("copy back"))?;
-        let bins = self.stream.clone_dtoh(&bins).map_err(gpu_err("copy back"))?;
-        let stats = self.stream.clone_dtoh(&stats).map_err(gpu_err("copy back"))?;
-        Ok(VegasSums { cubes, bins, stats: [stats[0], stats[1], stats[2]] })
+        // Back through page-locked memory (a plain slice of it: the copies synchronise).
+        let host = back.as_mut_slice().map_err(gpu_err("page-locked buffer"))?;
+        let (h_cubes, rest) = host.split_at_mut(cube_words.len());
+        let (h_bins, rest) = rest.split_at_mut(bin_words);
+        stream.memcpy_dtoh(&d_cubes.slice(cube_words), h_cubes).map_err(gpu_err("copy back"))?;
+        stream.memcpy_dtoh(&d_bins.slice(..bin_words), h_bins).map_err(gpu_err("copy back"))?;
+        stream.memcpy_dtoh(&d_stats.slice(..STAT_WORDS), &mut rest[..STAT_WORDS]).map_err(gpu_err("copy back"))?;
+        stream.synchronize().map_err(gpu_err("synchronize"))?;
+        Ok(VegasSums {
+            first_cube,
+            cubes: h_cubes.to_vec(),
+            bins: h_bins.to_vec(),
+            stats: [rest[0], rest[1], rest[2]],
+        })
     }
+}
+
+/// The integrator's device buffers and the page-locked buffer its sums come back through, kept
+/// by an executor between iterations: allocating, freeing (which synchronises the device) and
+/// copying through pageable memory every iteration cost each device tens of milliseconds.
+#[derive(Default)]
+struct VegasBuffers {
+    cubes: Option<CudaSlice<u64>>,
+    bins: Option<CudaSlice<u64>>,
+    stats: Option<CudaSlice<u64>>,
+    edges: Option<CudaSlice<f64>>,
+    offsets: Option<CudaSlice<u64>>,
+    back: Option<cudarc::driver::PinnedHostSlice<u64>>,
+}
+
+/// Make `buf` hold at least `len` elements (a new allocation when it is smaller; its contents
+/// are not kept).
+fn grow<T: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    stream: &Arc<CudaStream>,
+    buf: &mut Option<CudaSlice<T>>,
+    len: usize,
+) -> Result<()> {
+    if buf.as_ref().is_none_or(|b| b.len() < len) {
+        *buf = None; // free the old one first
+        *buf = Some(stream.alloc_zeros::<T>(len.max(1)).map_err(gpu_err("alloc"))?);
+    }
+    Ok(())
 }
 
 impl crate::integrate::VegasRunner for GpuExecutor {
