@@ -1562,6 +1562,9 @@ struct GpuVegasSink {
     bins: *mut u64,
     bins_per_axis: u32,
     shared_bins: bool,
+    /// The shared-space address of the block's bins (computed once: the address of the
+    /// module's shared array costs a few instructions each time).
+    shared_base: u32,
     max: u64,
     out_of_range: u64,
     not_finite: u64,
@@ -1581,22 +1584,29 @@ impl vegas::Sink for GpuVegasSink {
 
     #[inline(always)]
     fn bin(&mut self, axis: usize, bin: u32, q: u64) {
-        let i = (axis as u32 * self.bins_per_axis + bin) as usize * vegas::BIN_WORDS;
+        let i = axis as u32 * self.bins_per_axis + bin;
         if self.shared_bins {
-            use crate::platform::nvptx::shared_atomic_add_u64 as add;
-            let a = shared_address(i as u32 * 8);
-            // SAFETY: the block's shared memory holds the bins (`shared_bins`), so `a` and `a + 8`
-            // are inside it and 8-aligned. A bin's total stays below 2^128 (fewer than 2^64
-            // quanta, each below 2^64), so the carry never reaches the third word.
+            use crate::platform::nvptx::shared_atomic_add_u32 as add;
+            let a = self.shared_base + i * vegas::SHARED_BIN_BYTES as u32;
+            let (lo, hi) = (q as u32, (q >> 32) as u32);
+            // SAFETY: the block's shared memory holds SHARED_BIN_BYTES per bin (`shared_bins`),
+            // so the four words at `a` are inside it and 4-aligned. Each add's carry goes into
+            // the next word atomically, so the 128-bit total is exact in any order; it stays
+            // below 2^128 (fewer than 2^64 quanta, each below 2^64).
             unsafe {
-                let old = add(a, q);
-                if old.overflowing_add(q).1 {
-                    add(a + 8, 1);
+                let old = add(a, lo);
+                let (h, mut carry) = hi.overflowing_add(old.overflowing_add(lo).1 as u32);
+                if h != 0 {
+                    // `h != 0` means `hi + carry` did not wrap: at most one carry goes on.
+                    carry = add(a + 4, h).overflowing_add(h).1;
+                }
+                if carry && add(a + 8, 1) == u32::MAX {
+                    add(a + 12, 1);
                 }
             }
         } else {
             // SAFETY: `bins` holds BIN_WORDS words per bin of every axis.
-            unsafe { atomic_add_192(self.bins.wrapping_add(i), [q, 0, 0]) };
+            unsafe { atomic_add_192(self.bins.wrapping_add(i as usize * vegas::BIN_WORDS), [q, 0, 0]) };
         }
     }
 
@@ -1610,8 +1620,8 @@ impl vegas::Sink for GpuVegasSink {
 
 /// Points `first..end` of one VEGAS iteration (`crate::vegas`), thread `t` of `T` taking the
 /// contiguous share `first + [t P, (t + 1) P)`, `P = ceil((end - first) / T)`, so that a thread's
-/// points mostly share a hypercube. The bins are summed in the block's dynamic shared memory when `shared_bins`
-/// (`dim bins BIN_WORDS` words, which the host sizes), else in global memory.
+/// points mostly share a hypercube. The bins are summed in the block's dynamic shared memory when
+/// `shared_bins` (`dim bins SHARED_BIN_BYTES` bytes, which the host sizes), else in global memory.
 ///
 /// # Safety
 /// `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1` non-decreasing values ending at
@@ -1637,12 +1647,13 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
     // SAFETY: reading special registers has no preconditions.
     let (tid, bdim) = unsafe { (_thread_idx_x() as usize, _block_dim_x() as usize) };
     let dim = (job.dim as usize).clamp(1, vegas::MAX_DIM);
-    let bin_words = dim * job.bins as usize * vegas::BIN_WORDS;
+    let all_bins = dim * job.bins as usize;
+    let shared_words = all_bins * vegas::SHARED_BIN_BYTES / 8;
     let shared_bins = shared_bins != 0;
     if shared_bins {
         let mut i = tid;
-        while i < bin_words {
-            // SAFETY: the host gave the block `bin_words` words of shared memory.
+        while i < shared_words {
+            // SAFETY: the host gave the block `all_bins SHARED_BIN_BYTES` bytes of shared memory.
             unsafe { shared_store_u64(shared_address(i as u32 * 8), 0) };
             i += bdim;
         }
@@ -1665,6 +1676,7 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
         bins,
         bins_per_axis: job.bins,
         shared_bins,
+        shared_base: shared_address(0),
         max: 0,
         out_of_range: 0,
         not_finite: 0,
@@ -1685,15 +1697,15 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
     if shared_bins {
         // SAFETY: every thread of the block reaches it once.
         unsafe { _syncthreads() };
-        let mut i = tid * vegas::BIN_WORDS;
-        while i < bin_words {
-            // SAFETY: inside the block's shared bins; `bins` holds `bin_words` words.
+        let mut b = tid;
+        while b < all_bins {
+            // SAFETY: inside the block's shared bins; `bins` holds BIN_WORDS words per bin.
             unsafe {
-                let a = shared_address(i as u32 * 8);
-                let w = [shared_load_u64(a), shared_load_u64(a + 8), shared_load_u64(a + 16)];
-                atomic_add_192(bins.add(i), w);
+                let a = shared_address((b * vegas::SHARED_BIN_BYTES) as u32);
+                let w = [shared_load_u64(a), shared_load_u64(a + 8), 0];
+                atomic_add_192(bins.add(b * vegas::BIN_WORDS), w);
             }
-            i += bdim * vegas::BIN_WORDS;
+            b += bdim;
         }
     }
 }

@@ -63,6 +63,45 @@ pub fn sqrt_f64(x: f64) -> f64 {
     }
 }
 
+/// `x as u32` for a finite `x` (truncated toward zero, clamped to `0..=u32::MAX`; callers pass
+/// no NaN). On the GPU it is the single instruction `cvt.rzi.u32.f64`, which PTX defines to
+/// clamp to the destination's range; LLVM writes Rust's `as` as a dozen compares and selects
+/// around that same instruction.
+#[inline(always)]
+pub fn f64_to_u32(x: f64) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!("cvt.rzi.u32.f64 {r}, {x};", r = out(reg32) r, x = in(reg64) x, options(pure, nomem, nostack));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x as u32
+    }
+}
+
+/// `x as u64` (as [`f64_to_u32`]: `cvt.rzi.u64.f64` on the GPU).
+#[inline(always)]
+pub fn f64_to_u64(x: f64) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u64;
+        // SAFETY: a pure arithmetic instruction on registers; no memory is touched.
+        unsafe {
+            core::arch::asm!("cvt.rzi.u64.f64 {r}, {x};", r = out(reg64) r, x = in(reg64) x, options(pure, nomem, nostack));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        x as u64
+    }
+}
+
 /// The high and low words of the 64-bit product of two `u32` (exact on both builds).
 ///
 /// On the GPU these are the `mul.hi.u32` and `mul.lo.u32` instructions: written as a `u64`
@@ -414,18 +453,20 @@ pub mod nvptx {
         }
     }
 
-    /// Add `value` to the `u64` at shared-space address `address` atomically; the old value.
+    /// Add `value` to the `u32` at shared-space address `address` atomically; the old value.
+    /// One native instruction (`ATOMS.ADD`), where the hardware has no 64-bit shared add: PTX's
+    /// `atom.shared.add.u64` becomes a compare-and-swap loop, which retries on every conflict.
     ///
     /// # Safety
-    /// `address` is 8-aligned and inside the block's dynamic shared memory.
+    /// `address` is 4-aligned and inside the block's dynamic shared memory.
     #[inline(always)]
-    pub unsafe fn shared_atomic_add_u64(address: u32, value: u64) -> u64 {
-        let old: u64;
+    pub unsafe fn shared_atomic_add_u32(address: u32, value: u32) -> u32 {
+        let old: u32;
         // SAFETY: the caller's contract.
         unsafe {
             core::arch::asm!(
-                "atom.shared.add.u64 {o}, [{a}], {v};",
-                o = out(reg64) old, a = in(reg32) address, v = in(reg64) value, options(nostack)
+                "atom.shared.add.u32 {o}, [{a}], {v};",
+                o = out(reg32) old, a = in(reg32) address, v = in(reg32) value, options(nostack)
             );
         }
         old

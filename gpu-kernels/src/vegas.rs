@@ -44,6 +44,11 @@ pub const BIN_WORDS: usize = 3;
 /// instead of three on the GPU. The host keeps the largest `|v|` of an iteration near `2^28`
 /// (and redoes an iteration whose values stay below `2^16`), so that the quanta resolve the
 /// bins' weights far more finely than the grid needs.
+/// Bytes of one bin's sum in a block's shared memory on the GPU: 128 bits as four `u32`, each
+/// added with the hardware's native 32-bit shared atomic (there is no 64-bit one: PTX's
+/// `atom.shared.add.u64` is a compare-and-swap loop, which retried several times per add under
+/// the block's conflicts). A bin's total stays below `2^128`.
+pub const SHARED_BIN_BYTES: usize = 16;
 /// Words of the statistics block: `[max |v| bits, values out of range, values not finite]`.
 pub const STAT_WORDS: usize = 3;
 
@@ -305,9 +310,9 @@ pub fn pow2_neg(s: i32) -> f64 {
 /// [`bin_frac_bits`]; rounded half up; the scaling is exact, a power of two).
 #[inline(always)]
 pub fn bin_quantum(w: f64, scale: f64) -> u64 {
-    // Below 2^64 for `F` within `bin_frac_bits`; the cast saturates, and NaN (not reached: the
-    // caller checks the range) is 0.
-    (w * scale + 0.5) as u64
+    // Below 2^64 for `F` within `bin_frac_bits`; the conversion saturates (NaN is not reached:
+    // the caller checks the range).
+    crate::platform::f64_to_u64(w * scale + 0.5)
 }
 
 /// The hypercube that point `k` belongs to: the `h` with `offsets[h] <= k < offsets[h + 1]`
@@ -332,10 +337,14 @@ fn offset(offsets: &[u64], i: u64) -> u64 {
     offsets.get(i as usize).copied().unwrap_or(u64::MAX)
 }
 
-/// `edges[i]`, or 1 beyond the end.
+/// `(edges[i], edges[i + 1])`, or `(1, 1)` beyond the end (the host checks the grid's length;
+/// no panic on the GPU).
 #[inline(always)]
-fn edge(edges: &[f64], i: usize) -> f64 {
-    edges.get(i).copied().unwrap_or(1.0)
+fn edge_pair(edges: &[f64], i: usize) -> (f64, f64) {
+    match edges.get(i..i + 2) {
+        Some(&[lo, hi]) => (lo, hi),
+        _ => (1.0, 1.0),
+    }
 }
 
 /// Where a point's results go: the hypercube sums (flushed once per run of points in the same
@@ -392,22 +401,25 @@ pub fn map_point<G: Generator>(
     let bins = job.bins;
     let nb = bins as f64;
     let inv_ns = 1.0 / job.strata as f64;
-    let stride = bins as usize + 1;
+    // 32-bit index arithmetic: `dim (bins + 1) <= 32 * 513`.
+    let stride = bins + 1;
+    let mut axis_start = 0u32;
     let mut jac = 1.0;
     for j in 0..d {
         let a = rng.next_u32();
         let b = rng.next_u32();
         let u = u32_pair_to_unit_f64(a, b);
         let y = (digits[j] as f64 + u) * inv_ns;
-        let t = y * nb;
-        let i = (t as u32).min(bins - 1);
+        let t = y * nb; // in [0, bins (1 + 2^-52)]: finite and not negative
+        let i = crate::platform::f64_to_u32(t).min(bins.wrapping_sub(1));
         let frac = t - i as f64;
-        let at = j * stride + i as usize;
-        let lo = edge(edges, at);
-        let width = edge(edges, at + 1) - lo;
+        // The increment's two edges, checked once as a pair.
+        let (lo, hi) = edge_pair(edges, (axis_start + i) as usize);
+        let width = hi - lo;
         x[j] = lo + frac * width;
         jac *= nb * width;
         bin[j] = i;
+        axis_start += stride;
     }
     jac
 }

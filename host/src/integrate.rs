@@ -47,6 +47,39 @@ pub trait VegasRunner: Sync {
         offsets: &[u64],
         range: Range<u64>,
     ) -> Result<VegasSums>;
+
+    /// As [`Self::run`], with the sums of the hypercubes from `from` to the last one that
+    /// `range` touches written into `dest` (`CUBE_WORDS` words each, exactly that many);
+    /// `from` lies from the range's first hypercube to one past its last. The returned part
+    /// holds the others (the hypercubes before `from`). A GPU copies its part straight from
+    /// page-locked memory into `dest`; the default runs [`Self::run`] and copies.
+    #[allow(clippy::too_many_arguments)]
+    fn run_into(
+        &self,
+        job: &VegasJob,
+        integrand: &Integrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        from: u64,
+        dest: &mut [u64],
+    ) -> Result<VegasSums> {
+        let mut part = self.run(job, integrand, generator, edges, offsets, range)?;
+        let at = from.checked_sub(part.first_cube).map(|c| c as usize * vegas::CUBE_WORDS);
+        match at {
+            Some(at) if at + dest.len() <= part.cubes.len() => {
+                dest.copy_from_slice(&part.cubes[at..at + dest.len()]);
+                part.cubes.truncate(at);
+                Ok(part)
+            }
+            _ => Err(Error::invalid(
+                "hypercubes",
+                format!("{from}.. ({} words)", dest.len()),
+                format!("inside the part's hypercubes {:?}", part.cube_range()),
+            )),
+        }
+    }
 }
 
 /// What is integrated.
@@ -419,6 +452,8 @@ pub fn integrate(
     let mut stopped_by = "iterations";
     let (mut sw, mut swx) = (0.0f64, 0.0f64);
     let mut kept_est: Vec<(f64, f64)> = Vec::new();
+    // The iteration's sums, one buffer for the whole run.
+    let mut sums = VegasSums::zeros(cubes, spec.dim, spec.bins);
     for it in 0..spec.max_iterations {
         let offsets = allocate(cubes, spec.evals_per_iteration, weights.as_deref());
         let points = *offsets.last().unwrap();
@@ -431,7 +466,7 @@ pub fn integrate(
         let t0 = Instant::now();
         let mut run_seconds = 0.0;
         let mut rescaled = 0;
-        let sums = loop {
+        loop {
             let job = VegasJob {
                 seed: spec.seed,
                 first_stream: next_stream,
@@ -445,8 +480,7 @@ pub fn integrate(
                 reserved: 0,
             };
             let t_run = Instant::now();
-            let sums =
-                run_split(&job, integrand, spec.generator, &grid.edges, &offsets, runners, &mut speeds, 0..points)?;
+            run_split(&job, integrand, spec.generator, &grid.edges, &offsets, runners, &mut speeds, 0..points, &mut sums)?;
             run_seconds += t_run.elapsed().as_secs_f64();
             if sums.stats[2] > 0 {
                 return Err(Error::OutOfRange(format!(
@@ -472,8 +506,8 @@ pub fn integrate(
                     sums.stats[1]
                 )));
             }
-            break sums;
-        };
+            break;
+        }
         next_stream += points;
         evals += points;
         let (est, var, w) = estimate(&sums, &offsets, spec.beta);
@@ -587,8 +621,9 @@ fn combine(kept: &[(f64, f64)], sw: f64, swx: f64) -> (f64, f64) {
 }
 
 /// Split the iteration's points between the runners in proportion to `speeds` (contiguous
-/// ranges, in runner order), run them concurrently, merge their exact sums, and update `speeds`
-/// from their times.
+/// ranges, in runner order), run them concurrently, write their exact sums into `total` (resized
+/// to the job's hypercubes and bins, and overwritten: the buffer of the previous iteration is
+/// reused, with no allocation or page faults), and update `speeds` from their times.
 #[allow(clippy::too_many_arguments)]
 pub fn run_split(
     job: &VegasJob,
@@ -599,42 +634,85 @@ pub fn run_split(
     runners: &[&dyn VegasRunner],
     speeds: &mut [f64],
     range: Range<u64>,
-) -> Result<VegasSums> {
-    if runners.len() == 1 {
-        return Ok(runners[0].run(job, integrand, generator, edges, offsets, range)?.into_full(job.cubes));
+    total: &mut VegasSums,
+) -> Result<()> {
+    if runners.is_empty() || runners.len() != speeds.len() {
+        return Err(Error::invalid("runners", runners.len(), format!("at least one, one speed each ({})", speeds.len())));
     }
     let ranges = split_points(range, speeds);
-    let results: Vec<(Result<VegasSums>, f64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = runners
-            .iter()
-            .zip(&ranges)
-            .map(|(r, range)| {
-                let range = range.clone();
-                s.spawn(move || {
-                    let t = Instant::now();
-                    let out = r.run(job, integrand, generator, edges, offsets, range);
-                    (out, t.elapsed().as_secs_f64())
+    // The hypercubes each runner's points touch; neighbours share at most the one their
+    // boundary cuts. Each runner writes its hypercubes from the end of the previous runner's
+    // straight into the total (disjoint slices, from the runners' own threads); the shared
+    // ones come back in the parts, to be added.
+    let mut owned = Vec::with_capacity(ranges.len());
+    let mut owned_end = 0u64;
+    for r in &ranges {
+        if r.is_empty() {
+            owned.push(owned_end..owned_end);
+        } else {
+            let span = vegas::cube_of(offsets, r.start)..vegas::cube_of(offsets, r.end - 1) + 1;
+            let from = span.start.max(owned_end).min(span.end);
+            owned.push(from..span.end);
+            owned_end = owned_end.max(span.end);
+        }
+    }
+    total.first_cube = 0;
+    total.cubes.resize(job.cubes as usize * vegas::CUBE_WORDS, 0);
+    total.bins.clear();
+    total.bins.resize(job.dim as usize * job.bins as usize * vegas::BIN_WORDS, 0);
+    total.stats = [0; vegas::STAT_WORDS];
+    // The runners' slices of the total; the hypercubes no runner owns (before, between and after
+    // them: no points fall there) are zeroed.
+    let mut dests = Vec::with_capacity(owned.len());
+    let mut rest: &mut [u64] = &mut total.cubes;
+    let mut at = 0u64;
+    for o in &owned {
+        let skip = (o.start.max(at) - at) as usize * vegas::CUBE_WORDS;
+        let len = (o.end - o.start) as usize * vegas::CUBE_WORDS;
+        let (gap, tail) = std::mem::take(&mut rest).split_at_mut(skip);
+        gap.fill(0);
+        let (dest, tail) = tail.split_at_mut(len);
+        dests.push(dest);
+        rest = tail;
+        at = at.max(o.end);
+    }
+    rest.fill(0);
+    let run_one = |r: &dyn VegasRunner, range: Range<u64>, from: u64, dest: &mut [u64]| {
+        if range.is_empty() {
+            return (Ok(None), 0.0);
+        }
+        let t = Instant::now();
+        let out = r.run_into(job, integrand, generator, edges, offsets, range, from, dest);
+        (out.map(Some), t.elapsed().as_secs_f64())
+    };
+    let results: Vec<(Result<Option<VegasSums>>, f64)> = if runners.len() == 1 {
+        let dest = dests.pop().unwrap_or_default();
+        vec![run_one(runners[0], ranges[0].clone(), owned[0].start, dest)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = runners
+                .iter()
+                .zip(ranges.iter().zip(&owned))
+                .zip(dests)
+                .map(|((&r, (range, owned)), dest)| {
+                    let (range, from) = (range.clone(), owned.start);
+                    s.spawn(move || run_one(r, range, from, dest))
                 })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a runner thread panicked")).collect()
-    });
-    // Each part holds only the hypercubes its points touched: the first grows to all of them
-    // and the others are added where they lie (one pass over each part, not over every part's
-    // share of all the hypercubes).
-    let mut total: Option<VegasSums> = None;
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a runner thread panicked")).collect()
+        })
+    };
     for (i, (r, secs)) in results.into_iter().enumerate() {
-        let part = r?;
-        match total.as_mut() {
-            None => total = Some(part.into_full(job.cubes)),
-            Some(t) => t.merge(&part),
+        if let Some(part) = r? {
+            // The shared boundary hypercube (if any), the bins and the statistics.
+            total.merge(&part);
         }
         let n = (ranges[i].end - ranges[i].start) as f64;
         if n > 0.0 && secs > 0.0 {
             speeds[i] = n / secs;
         }
     }
-    Ok(total.unwrap_or_else(|| VegasSums::zeros(job.cubes, job.dim, job.bins)))
+    Ok(())
 }
 
 /// Contiguous pieces of `range`, one per runner, sized in proportion to `speeds`.
@@ -1034,6 +1112,55 @@ mod tests {
             assert_eq!(r.std_error.to_bits(), base.std_error.to_bits(), "{threads:?}");
             assert_eq!(r.grid, base.grid);
         }
+    }
+
+    #[test]
+    fn split_sums_are_the_whole_for_any_speeds_and_idle_runners() {
+        // Uneven, tiny and zero speeds: boundaries inside hypercubes, a runner with no points,
+        // runners whose points lie in one hypercube. Every split gives the one-runner sums.
+        let is = IntegrandSpec::new(Family::ProductPeak, 3).unwrap();
+        let p = is.params();
+        let (dim, bins, strata) = (3u32, 8u32, 4u32);
+        let cubes = (strata as u64).pow(dim);
+        let offsets = allocate(cubes, 1000, None);
+        let points = *offsets.last().unwrap();
+        let job = VegasJob {
+            seed: 11,
+            first_stream: 0,
+            points,
+            cubes,
+            dim,
+            bins,
+            strata,
+            scale_exp: 0,
+            bin_frac_bits: plan_bin_frac_bits(&offsets),
+            reserved: 0,
+        };
+        let edges: Vec<f64> = (0..dim).flat_map(|_| (0..=bins).map(|i| (i as f64 / bins as f64).powi(2))).collect();
+        let execs: Vec<CpuExecutor> = (0..4).map(|_| CpuExecutor::new(Some(1)).unwrap()).collect();
+        let all: Vec<&dyn VegasRunner> = execs.iter().map(|r| r as &dyn VegasRunner).collect();
+        let f = Integrand::Builtin(&p);
+        // One buffer for every call, as an integration reuses it: each call overwrites it all.
+        let mut buf = VegasSums::zeros(1, 1, 1);
+        buf.stats = [7; 3];
+        let mut split = |speeds: &[f64], range: Range<u64>| {
+            let mut sp = speeds.to_vec();
+            let runners = &all[..sp.len()];
+            run_split(&job, &f, GeneratorKind::Philox4x32x10, &edges, &offsets, runners, &mut sp, range, &mut buf)
+                .unwrap();
+            buf.clone()
+        };
+        let whole = split(&[1.0], 0..points);
+        assert!(whole.cubes.iter().any(|&w| w != 0) && whole.stats[0] != 0 && whole.stats[1..] == [0, 0]);
+        for speeds in [&[1.0, 1.0][..], &[1.0, 0.0, 2.0], &[1e-3, 1.0, 1e-3, 1.0], &[0.0, 0.0, 1.0], &[3.0, 1e-9]] {
+            assert_eq!(split(speeds, 0..points), whole, "{speeds:?}");
+        }
+        // A part of the points (as one MPI rank runs): the hypercubes outside it are zero.
+        let part = split(&[1.0, 2.0], 100..700);
+        let (c0, c1) = (vegas::cube_of(&offsets, 100), vegas::cube_of(&offsets, 699));
+        assert!(part.cubes[..c0 as usize * 6].iter().chain(&part.cubes[(c1 as usize + 1) * 6..]).all(|&w| w == 0));
+        assert_eq!(split(&[1.0], 100..700), part);
+        assert_eq!(split(&[1.0], 0..points), whole);
     }
 
     #[test]

@@ -196,7 +196,9 @@ impl VegasRunner for MpiRunner<'_> {
         let start = Instant::now();
         let local = {
             let mut speeds = self.local_speeds.lock().unwrap();
-            run_split(job, integrand, generator, edges, offsets, &self.local, &mut speeds, mine.clone())
+            let mut sums = VegasSums::zeros(job.cubes, job.dim, job.bins);
+            run_split(job, integrand, generator, edges, offsets, &self.local, &mut speeds, mine.clone(), &mut sums)
+                .map(|()| sums)
         };
         let secs = start.elapsed().as_secs_f64();
         // Every rank must reach the collectives, so an error is reduced too and reported after.

@@ -1317,6 +1317,21 @@ impl GpuExecutor {
         offsets: &[u64],
         range: Range<u64>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        self.vegas_compiled_into(job, c, generator, edges, offsets, range, None)
+    }
+
+    /// [`Self::vegas_compiled`], the hypercubes of `into` written straight to its slice.
+    #[allow(clippy::too_many_arguments)]
+    fn vegas_compiled_into(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        c: &crate::integrate::CompiledIntegrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        into: Option<CubesInto<'_>>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
         if generator != GeneratorKind::Philox4x32x10 {
             return Err(Error::invalid(
                 "generator",
@@ -1347,8 +1362,15 @@ impl GpuExecutor {
             }
         };
         let params = self.stream.clone_htod(c.params).map_err(gpu_err("copy integrand parameters"))?;
-        self.vegas_launch(&f, job, VegasParams::Device(&params), edges, offsets, range, None)
+        self.vegas_launch(&f, job, VegasParams::Device(&params), edges, offsets, range, None, into)
     }
+}
+
+/// Where the sums of a launch's last hypercubes go: hypercubes `from ..` (to the last one the
+/// range's points touch) into `dest`, `CUBE_WORDS` words each, instead of into the returned part.
+pub struct CubesInto<'a> {
+    pub from: u64,
+    pub dest: &'a mut [u64],
 }
 
 /// A VEGAS kernel's integrand parameters: a built-in block by value, or a user's block in device
@@ -1380,6 +1402,22 @@ impl GpuExecutor {
         range: Range<u64>,
         timing: Option<&mut f64>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        self.vegas_into(job, params, generator, edges, offsets, range, timing, None)
+    }
+
+    /// [`Self::vegas`], the hypercubes of `into` written straight to its slice.
+    #[allow(clippy::too_many_arguments)]
+    fn vegas_into(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        params: &warpmc_kernels::vegas::IntegrandParams,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        timing: Option<&mut f64>,
+        into: Option<CubesInto<'_>>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
         if params.dim != job.dim {
             return Err(Error::invalid("dim", params.dim, format!("the job's dimension {}", job.dim)));
         }
@@ -1391,7 +1429,7 @@ impl GpuExecutor {
                 "a generator with per-thread streams (the warp generators' collective streams cannot drive the GPU integrator)",
             )
         })?;
-        self.vegas_launch(&f, job, VegasParams::Value(ByValue(*params)), edges, offsets, range, timing)
+        self.vegas_launch(&f, job, VegasParams::Value(ByValue(*params)), edges, offsets, range, timing, into)
     }
 
     /// Launch a VEGAS kernel (`vegas__<gen>` or a user's `integrand_kernel!`) over `range`.
@@ -1405,8 +1443,9 @@ impl GpuExecutor {
         offsets: &[u64],
         range: Range<u64>,
         timing: Option<&mut f64>,
+        into: Option<CubesInto<'_>>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
-        use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, STAT_WORDS, VegasSums, cube_of};
+        use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, SHARED_BIN_BYTES, STAT_WORDS, VegasSums, cube_of};
         crate::integrate::check_job(job, edges, offsets, &range)?;
         // Several devices run from threads of their own (`integrate::run_split`): the driver
         // calls below that take no stream (occupancy) need this device's context current here.
@@ -1416,11 +1455,30 @@ impl GpuExecutor {
         // they are zeroed and copied back, so that each of N devices moves 1/N of the sums.
         let first_cube = cube_of(offsets, range.start);
         if range.is_empty() {
+            if into.as_ref().is_some_and(|i| !i.dest.is_empty()) {
+                return Err(Error::Gpu("hypercube sums asked of an empty range of points".into()));
+            }
             return Ok(VegasSums { first_cube, cubes: Vec::new(), bins: vec![0; bin_words], stats: [0; STAT_WORDS] });
         }
         let end_cube = cube_of(offsets, range.end - 1) + 1;
+        // The words of the returned part: all of the range's hypercubes, or those before `into`.
+        let keep = match &into {
+            None => (end_cube - first_cube) as usize * CUBE_WORDS,
+            Some(i) if (first_cube..=end_cube).contains(&i.from)
+                && i.dest.len() == (end_cube - i.from) as usize * CUBE_WORDS =>
+            {
+                (i.from - first_cube) as usize * CUBE_WORDS
+            }
+            Some(i) => {
+                return Err(Error::Gpu(format!(
+                    "hypercubes {}.. ({} words) asked of a range whose hypercubes are {first_cube}..{end_cube}",
+                    i.from,
+                    i.dest.len()
+                )));
+            }
+        };
         let cube_words = (first_cube as usize * CUBE_WORDS)..(end_cube as usize * CUBE_WORDS);
-        let shared_bytes = bin_words * 8;
+        let shared_bytes = job.dim as usize * job.bins as usize * SHARED_BIN_BYTES;
         let shared_bins = shared_bytes <= VEGAS_SHARED_LIMIT;
         let shared = if shared_bins { shared_bytes } else { 0 };
         let block = self.block;
@@ -1484,7 +1542,7 @@ impl GpuExecutor {
             // `check_job` checked the lengths of the grid and the plan and the range, and the
             // buffers hold at least those lengths (`grow`); `cubes`, `bins` and `stats` hold the
             // words documented there, zeroed where this range's points add to them; the block
-            // has `bin_words` words of shared memory when `flag` is set; the block is a multiple
+            // has `SHARED_BIN_BYTES` of shared memory per bin when `flag` is set; the block is a multiple
             // of 32.
             unsafe { b.launch(cfg) }.map_err(gpu_err("vegas launch"))?;
             Ok(())
@@ -1501,9 +1559,12 @@ impl GpuExecutor {
         stream.memcpy_dtoh(&d_bins.slice(..bin_words), h_bins).map_err(gpu_err("copy back"))?;
         stream.memcpy_dtoh(&d_stats.slice(..STAT_WORDS), &mut rest[..STAT_WORDS]).map_err(gpu_err("copy back"))?;
         stream.synchronize().map_err(gpu_err("synchronize"))?;
+        if let Some(i) = into {
+            i.dest.copy_from_slice(&h_cubes[keep..]);
+        }
         Ok(VegasSums {
             first_cube,
-            cubes: h_cubes.to_vec(),
+            cubes: h_cubes[..keep].to_vec(),
             bins: h_bins.to_vec(),
             stats: [rest[0], rest[1], rest[2]],
         })
@@ -1554,13 +1615,41 @@ impl crate::integrate::VegasRunner for GpuExecutor {
         match integrand {
             crate::integrate::Integrand::Builtin(p) => self.vegas(job, p, generator, edges, offsets, range, None),
             crate::integrate::Integrand::Compiled(c) => self.vegas_compiled(job, c, generator, edges, offsets, range),
-            crate::integrate::Integrand::Closure(_) => Err(Error::invalid(
-                "backend",
-                "gpu",
-                "cpu for a Rust closure integrand (on the GPU: a built-in integrand or a compiled integrand module)",
-            )),
+            crate::integrate::Integrand::Closure(_) => Err(closure_on_gpu()),
         }
     }
+
+    fn run_into(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        integrand: &crate::integrate::Integrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        from: u64,
+        dest: &mut [u64],
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
+        // Straight from the page-locked buffer into `dest`: no copy of the part in between.
+        let into = Some(CubesInto { from, dest });
+        match integrand {
+            crate::integrate::Integrand::Builtin(p) => {
+                self.vegas_into(job, p, generator, edges, offsets, range, None, into)
+            }
+            crate::integrate::Integrand::Compiled(c) => {
+                self.vegas_compiled_into(job, c, generator, edges, offsets, range, into)
+            }
+            crate::integrate::Integrand::Closure(_) => Err(closure_on_gpu()),
+        }
+    }
+}
+
+fn closure_on_gpu() -> Error {
+    Error::invalid(
+        "backend",
+        "gpu",
+        "cpu for a Rust closure integrand (on the GPU: a built-in integrand or a compiled integrand module)",
+    )
 }
 
 impl GpuExecutor {
