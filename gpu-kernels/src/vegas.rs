@@ -33,7 +33,7 @@ pub const MAX_DIM: usize = 32;
 /// Most grid increments per axis.
 pub const MAX_BINS: u32 = 512;
 /// Most hypercubes of the stratification.
-pub const MAX_CUBES: u64 = 1 << 20;
+pub const MAX_CUBES: u64 = 1 << 22;
 /// Words of a hypercube's sums in the output (`Σv`, then `Σv²`).
 pub const CUBE_WORDS: usize = 6;
 /// Words of one bin's sum (a sum of [`bin_quantum`]s: below `points 2^64`, so the third word
@@ -363,7 +363,7 @@ pub trait Sink {
 /// The base-`strata` digits of hypercube `h`, axis 0 first (its position along each axis).
 #[inline(always)]
 pub fn cube_digits(h: u64, strata: u32, dim: usize, digits: &mut [u32; MAX_DIM]) {
-    // At most MAX_CUBES = 2^20 hypercubes: 32-bit arithmetic (a 64-bit division costs a GPU
+    // At most MAX_CUBES = 2^22 hypercubes: 32-bit arithmetic (a 64-bit division costs a GPU
     // dozens of instructions).
     let (mut rem, ns) = (h as u32, strata.max(1));
     for c in digits[..dim.min(MAX_DIM)].iter_mut() {

@@ -190,14 +190,14 @@ impl IntegrateSpec {
                 return Err(Error::invalid(
                     "strata",
                     s,
-                    "at least 1, with strata^dim <= 2^20 and 2 strata^dim <= evals per iteration",
+                    "at least 1, with strata^dim <= 2^22 and 2 strata^dim <= evals per iteration",
                 ));
             }
         }
         Ok(())
     }
 
-    /// Strata per axis: as set, else the largest `s` with `s^d <= evals / 4` and `s^d <= 2^20`.
+    /// Strata per axis: as set, else the largest `s` with `s^d <= evals / 4` and `s^d <= 2^22`.
     pub fn strata(&self) -> u32 {
         if let Some(s) = self.strata {
             return s;
@@ -225,6 +225,10 @@ pub struct Iteration {
     /// sums, MPI reductions), the rest on the host (plan, estimate, grid refinement).
     pub seconds: f64,
     pub run_seconds: f64,
+    /// Each runner's time in the iteration's last run (a device's or a worker pool's sampling,
+    /// copies and writes into the total; 0 for a runner given no points): how evenly the
+    /// speed-based split shared the work.
+    pub runner_seconds: Vec<f64>,
 }
 
 /// The result of a run.
@@ -342,41 +346,80 @@ pub fn refine_axis(edges: &[f64], d: &[f64], alpha: f64) -> Vec<f64> {
 
 /// The sampling plan of an iteration: the points' offsets per hypercube.
 fn allocate(cubes: u64, evals: u64, weights: Option<&[f64]>) -> Vec<u64> {
-    let spare = evals.saturating_sub(2 * cubes);
-    let mut offsets = Vec::with_capacity(cubes as usize + 1);
-    offsets.push(0u64);
-    let total: f64 = weights.map(|w| w.iter().sum()).unwrap_or(0.0);
-    let mut at = 0u64;
-    for h in 0..cubes as usize {
-        let extra = match weights {
-            Some(w) if total > 0.0 && total.is_finite() => ((spare as f64) * (w[h] / total)) as u64,
-            _ => spare / cubes,
-        };
-        at += 2 + extra.min(spare);
-        offsets.push(at);
-    }
+    let mut offsets = Vec::new();
+    allocate_into(cubes, evals, weights, &mut offsets);
     offsets
 }
 
-/// Hypercubes per piece of [`estimate`]'s parallel loop. The pieces are fixed, and their
-/// partial sums are added in piece order, so the result does not depend on the thread count.
-const ESTIMATE_PIECE: usize = 8192;
+/// The sampling plan into `offsets` (the previous iteration's buffer, reused): hypercube `h`
+/// gets `2 + ⌊spare w_h / Σw⌋` points (`spare / cubes` without usable weights), and `offsets`
+/// their running sums from 0. Returns the fewest points a hypercube got. The counts and the
+/// running sums go through fixed pieces in parallel (a million hypercubes are milliseconds of
+/// serial work between two launches); `Σw` is added in order, so the plan does not depend on
+/// the thread count.
+fn allocate_into(cubes: u64, evals: u64, weights: Option<&[f64]>, offsets: &mut Vec<u64>) -> u64 {
+    use rayon::prelude::*;
+    let spare = evals.saturating_sub(2 * cubes);
+    let total: f64 = weights.map(|w| w.iter().sum()).unwrap_or(0.0);
+    let weights = weights.filter(|_| total > 0.0 && total.is_finite());
+    offsets.clear();
+    offsets.resize(cubes as usize + 1, 0);
+    // Each hypercube's count, with each piece's total and fewest.
+    let pieces: Vec<(u64, u64)> = offsets[1..]
+        .par_chunks_mut(CUBE_PIECE)
+        .enumerate()
+        .map(|(p, counts)| {
+            let (mut sum, mut fewest) = (0u64, u64::MAX);
+            for (i, n) in counts.iter_mut().enumerate() {
+                let extra = match weights {
+                    Some(w) => ((spare as f64) * (w[p * CUBE_PIECE + i] / total)) as u64,
+                    None => spare / cubes,
+                };
+                *n = 2 + extra.min(spare);
+                sum += *n;
+                fewest = fewest.min(*n);
+            }
+            (sum, fewest)
+        })
+        .collect();
+    // The running sums: each piece starts where the pieces before it end.
+    let mut starts = Vec::with_capacity(pieces.len());
+    let mut at = 0u64;
+    for &(sum, _) in &pieces {
+        starts.push(at);
+        at += sum;
+    }
+    offsets[1..].par_chunks_mut(CUBE_PIECE).zip(starts).for_each(|(counts, mut at)| {
+        for n in counts.iter_mut() {
+            at += *n;
+            *n = at;
+        }
+    });
+    pieces.iter().map(|p| p.1).min().unwrap_or(1)
+}
+
+/// Hypercubes per piece of the host's parallel loops over the plan ([`allocate_into`],
+/// [`estimate`], [`check_job`]). The pieces are fixed, and their partial sums are added in piece
+/// order, so the results do not depend on the thread count.
+const CUBE_PIECE: usize = 8192;
 
 /// The per-iteration estimate and variance (in units of `2^scale_exp`), and each hypercube's
-/// allocation weight `σ_h^β` for the next plan. Hundreds of thousands of hypercubes are the
-/// host's serial work between two launches, so the pieces run on rayon's workers.
-fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64) -> (f64, f64, Vec<f64>) {
+/// allocation weight `σ_h^β` for the next plan, written into `weights` (reused between
+/// iterations). Hundreds of thousands of hypercubes are the host's serial work between two
+/// launches, so the pieces run on rayon's workers.
+fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64, weights: &mut Vec<f64>) -> (f64, f64) {
     use rayon::prelude::*;
     let cubes = offsets.len() - 1;
     let v = 1.0 / cubes as f64;
-    let mut weights = vec![0.0f64; cubes];
+    // Every entry is written below: no need to clear a buffer of the right length.
+    weights.resize(cubes, 0.0);
     let parts: Vec<(f64, f64)> = weights
-        .par_chunks_mut(ESTIMATE_PIECE)
+        .par_chunks_mut(CUBE_PIECE)
         .enumerate()
         .map(|(p, w)| {
             let (mut est, mut var) = (0.0, 0.0);
             for (i, wh) in w.iter_mut().enumerate() {
-                let h = p * ESTIMATE_PIECE + i;
+                let h = p * CUBE_PIECE + i;
                 let n = (offsets[h + 1] - offsets[h]) as f64;
                 let (s1, s2) = sums.cube(h);
                 let mean = s1.to_f64() / n;
@@ -388,8 +431,7 @@ fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64) -> (f64, f64, Vec<f64>
             (est, var)
         })
         .collect();
-    let (est, var) = parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv)| (e + pe, v + pv));
-    (est, var, weights)
+    parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv)| (e + pe, v + pv))
 }
 
 /// `σ^β`, the share of the spare points a hypercube of standard deviation `σ` gets. The usual
@@ -442,7 +484,9 @@ pub fn integrate(
     let strata = spec.strata();
     let cubes = (strata as u64).pow(spec.dim);
     let mut grid = Grid::uniform(spec.dim, spec.bins);
-    let mut weights: Option<Vec<f64>> = None;
+    // The plan and the allocation weights, each one buffer for the whole run.
+    let mut offsets = Vec::new();
+    let mut weights: Vec<f64> = Vec::new();
     let mut scale_exp = pilot_scale(spec, integrand);
     let mut next_stream = 0u64;
     let mut evals = 0u64;
@@ -455,7 +499,8 @@ pub fn integrate(
     // The iteration's sums, one buffer for the whole run.
     let mut sums = VegasSums::zeros(cubes, spec.dim, spec.bins);
     for it in 0..spec.max_iterations {
-        let offsets = allocate(cubes, spec.evals_per_iteration, weights.as_deref());
+        let have_weights = it > 0;
+        let fewest = allocate_into(cubes, spec.evals_per_iteration, have_weights.then_some(&weights[..]), &mut offsets);
         let points = *offsets.last().unwrap();
         if let Some(budget) = spec.max_evals
             && evals + points > budget
@@ -466,6 +511,7 @@ pub fn integrate(
         let t0 = Instant::now();
         let mut run_seconds = 0.0;
         let mut rescaled = 0;
+        let mut runner_seconds: Vec<f64>;
         loop {
             let job = VegasJob {
                 seed: spec.seed,
@@ -476,11 +522,12 @@ pub fn integrate(
                 bins: spec.bins,
                 strata,
                 scale_exp,
-                bin_frac_bits: plan_bin_frac_bits(&offsets),
+                bin_frac_bits: vegas::bin_frac_bits(fewest),
                 reserved: 0,
             };
             let t_run = Instant::now();
-            run_split(&job, integrand, spec.generator, &grid.edges, &offsets, runners, &mut speeds, 0..points, &mut sums)?;
+            runner_seconds =
+                run_split(&job, integrand, spec.generator, &grid.edges, &offsets, runners, &mut speeds, 0..points, &mut sums)?;
             run_seconds += t_run.elapsed().as_secs_f64();
             if sums.stats[2] > 0 {
                 return Err(Error::OutOfRange(format!(
@@ -510,12 +557,12 @@ pub fn integrate(
         }
         next_stream += points;
         evals += points;
-        let (est, var, w) = estimate(&sums, &offsets, spec.beta);
+        let (est, var) = estimate(&sums, &offsets, spec.beta, &mut weights);
         let unit = vegas::pow2_neg(-scale_exp);
         let (est, err) = (est * unit, var.sqrt() * unit);
         let kept = it >= spec.warmup;
         let mut record =
-            Iteration { estimate: est, std_error: err, evals: points, kept, rescaled, seconds: 0.0, run_seconds };
+            Iteration { estimate: est, std_error: err, evals: points, kept, rescaled, seconds: 0.0, run_seconds, runner_seconds };
         // The next iteration's scale: the largest value seen with 2^2 headroom below 2^30.
         let max = f64::from_bits(sums.stats[0]);
         if max > 0.0 {
@@ -529,7 +576,6 @@ pub fn integrate(
             }
         }
         grid.refine(&sums, spec.alpha);
-        weights = Some(w);
         record.seconds = t0.elapsed().as_secs_f64();
         progress(&record);
         iterations.push(record);
@@ -623,7 +669,8 @@ fn combine(kept: &[(f64, f64)], sw: f64, swx: f64) -> (f64, f64) {
 /// Split the iteration's points between the runners in proportion to `speeds` (contiguous
 /// ranges, in runner order), run them concurrently, write their exact sums into `total` (resized
 /// to the job's hypercubes and bins, and overwritten: the buffer of the previous iteration is
-/// reused, with no allocation or page faults), and update `speeds` from their times.
+/// reused, with no allocation or page faults), and update `speeds` from their times. Returns
+/// each runner's seconds (0 for one given no points).
 #[allow(clippy::too_many_arguments)]
 pub fn run_split(
     job: &VegasJob,
@@ -635,7 +682,7 @@ pub fn run_split(
     speeds: &mut [f64],
     range: Range<u64>,
     total: &mut VegasSums,
-) -> Result<()> {
+) -> Result<Vec<f64>> {
     if runners.is_empty() || runners.len() != speeds.len() {
         return Err(Error::invalid("runners", runners.len(), format!("at least one, one speed each ({})", speeds.len())));
     }
@@ -702,6 +749,7 @@ pub fn run_split(
             handles.into_iter().map(|h| h.join().expect("a runner thread panicked")).collect()
         })
     };
+    let mut seconds = Vec::with_capacity(results.len());
     for (i, (r, secs)) in results.into_iter().enumerate() {
         if let Some(part) = r? {
             // The shared boundary hypercube (if any), the bins and the statistics.
@@ -711,8 +759,9 @@ pub fn run_split(
         if n > 0.0 && secs > 0.0 {
             speeds[i] = n / secs;
         }
+        seconds.push(secs);
     }
-    Ok(())
+    Ok(seconds)
 }
 
 /// Contiguous pieces of `range`, one per runner, sized in proportion to `speeds`.
@@ -785,6 +834,26 @@ pub fn plan_bin_frac_bits(offsets: &[u64]) -> u32 {
     vegas::bin_frac_bits(offsets.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(1))
 }
 
+/// The fewest points of a hypercube of the plan (`u64::MAX` for none), or `None` when the
+/// offsets decrease anywhere: one parallel pass (each device's thread checks the plan).
+fn fewest_points(offsets: &[u64]) -> Option<u64> {
+    use rayon::prelude::*;
+    offsets
+        .par_chunks(CUBE_PIECE)
+        .enumerate()
+        .map(|(p, c)| {
+            // Each piece from the last offset of the piece before it (the first from its own first).
+            let (mut prev, c) = if p == 0 { (c[0], &c[1..]) } else { (offsets[p * CUBE_PIECE - 1], c) };
+            let mut fewest = u64::MAX;
+            for &o in c {
+                fewest = fewest.min(o.checked_sub(prev)?);
+                prev = o;
+            }
+            Some(fewest)
+        })
+        .try_reduce(|| u64::MAX, |a, b| Some(a.min(b)))
+}
+
 /// The shapes the kernels rely on, checked before any backend runs a job.
 pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u64>) -> Result<()> {
     let ok = job.dim >= 1
@@ -795,11 +864,10 @@ pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u
         && edges.len() == job.dim as usize * (job.bins as usize + 1)
         && offsets.len() as u64 == job.cubes + 1
         && offsets.last() == Some(&job.points)
-        && offsets.windows(2).all(|w| w[0] <= w[1])
         && range.start <= range.end
         && range.end <= job.points
-        && job.bin_frac_bits <= plan_bin_frac_bits(offsets)
-        && job.reserved == 0;
+        && job.reserved == 0
+        && fewest_points(offsets).is_some_and(|n| job.bin_frac_bits <= vegas::bin_frac_bits(n));
     if !ok {
         return Err(Error::invalid("vegas job", format!("{job:?}"), "a consistent plan (dims, edges, offsets, range)"));
     }
@@ -1073,6 +1141,53 @@ mod tests {
     }
 
     #[test]
+    fn the_parallel_plan_is_the_serial_one() {
+        // The plan as one serial loop: counts, running sums, fewest.
+        let serial = |cubes: u64, evals: u64, w: Option<&[f64]>| {
+            let spare = evals.saturating_sub(2 * cubes);
+            let total: f64 = w.map(|w| w.iter().sum()).unwrap_or(0.0);
+            let mut offsets = vec![0u64];
+            for h in 0..cubes as usize {
+                let extra = match w {
+                    Some(w) if total > 0.0 && total.is_finite() => ((spare as f64) * (w[h] / total)) as u64,
+                    _ => spare / cubes,
+                };
+                offsets.push(offsets[h] + 2 + extra.min(spare));
+            }
+            let fewest = offsets.windows(2).map(|p| p[1] - p[0]).min().unwrap();
+            (offsets, fewest)
+        };
+        let mut buf = vec![9u64; 3]; // reused, of the wrong length
+        // Several pieces (3^9 = 19683 hypercubes), one piece, one hypercube; weights spread over
+        // decades, all zero, one infinite, none.
+        for cubes in [19_683u64, 100, 1] {
+            let spread: Vec<f64> = (0..cubes).map(|h| ((h * 7919) % 1000) as f64 * 1e-3 + (h % 5) as f64 * 10.0).collect();
+            let zeros = vec![0.0; cubes as usize];
+            let mut inf = spread.clone();
+            inf[0] = f64::INFINITY;
+            for w in [Some(&spread[..]), Some(&zeros[..]), Some(&inf[..]), None] {
+                for evals in [2 * cubes, 1_000_003, 7 * cubes + 5] {
+                    let fewest = allocate_into(cubes, evals, w, &mut buf);
+                    let (want, want_fewest) = serial(cubes, evals, w);
+                    assert_eq!(buf, want, "{cubes} hypercubes, {evals} points");
+                    assert_eq!(fewest, want_fewest);
+                    assert_eq!(fewest_points(&buf), Some(want_fewest));
+                    assert_eq!(plan_bin_frac_bits(&buf), vegas::bin_frac_bits(fewest));
+                }
+            }
+        }
+        // A plan that decreases anywhere (inside a piece or across two) is refused.
+        let mut bad = allocate(19_683, 1 << 20, None);
+        for at in [5usize, CUBE_PIECE, CUBE_PIECE + 1, 19_683] {
+            let mut b = bad.clone();
+            b[at] = b[at - 1] - 1;
+            assert_eq!(fewest_points(&b), None, "decrease at {at}");
+        }
+        bad[19_683] += 1;
+        assert!(fewest_points(&bad).is_some());
+    }
+
+    #[test]
     fn allocation_weights_are_sigma_to_the_beta() {
         for beta in [0.25, 0.5, 0.75, 1.0, 0.6] {
             for sigma in [1e-300, 3.7e-9, 0.5, 1.0, 2.0, 12345.678, 1e300] {
@@ -1146,8 +1261,15 @@ mod tests {
         let mut split = |speeds: &[f64], range: Range<u64>| {
             let mut sp = speeds.to_vec();
             let runners = &all[..sp.len()];
-            run_split(&job, &f, GeneratorKind::Philox4x32x10, &edges, &offsets, runners, &mut sp, range, &mut buf)
-                .unwrap();
+            let pieces = split_points(range.clone(), &sp);
+            let secs =
+                run_split(&job, &f, GeneratorKind::Philox4x32x10, &edges, &offsets, runners, &mut sp, range, &mut buf)
+                    .unwrap();
+            // One time per runner, zero exactly for the runners given no points.
+            assert_eq!(secs.len(), pieces.len());
+            for (s, p) in secs.iter().zip(&pieces) {
+                assert_eq!(*s == 0.0, p.is_empty(), "{p:?} took {s} s");
+            }
             buf.clone()
         };
         let whole = split(&[1.0], 0..points);

@@ -112,7 +112,7 @@ struct IntegrateArgs {
     /// Grid increments per axis, in [2, 512].
     #[arg(long, default_value_t = 128)]
     bins: u32,
-    /// Strata per axis [default: the largest s with s^dim <= evals per iteration / 4, s^dim <= 2^20].
+    /// Strata per axis [default: the largest s with s^dim <= evals per iteration / 4, s^dim <= 2^22].
     #[arg(long)]
     strata: Option<u32>,
     /// Grid damping alpha, in [0, 2] (0: no grid adaptation).

@@ -284,7 +284,7 @@ impl MpiRunner<'_> {
         let secs = start.elapsed().as_secs_f64();
         // Every rank must reach the collectives, so an error is reduced too and reported after.
         let (failed, local_err) = match result {
-            Ok(()) => (0u64, None),
+            Ok(_) => (0u64, None),
             Err(e) => {
                 *sums = VegasSums::zeros(job.cubes, job.dim, job.bins);
                 (1, Some(e))

@@ -20,7 +20,7 @@ Notes on matching the two:
   vegas actually used are recorded (JSON: vegas.ninc, vegas.nstrat, vegas.nhcube).
 * Stratification: left at vegas's defaults (``neval_frac=0.75``: about neval/8 hypercubes with 2
   points each plus 75% of neval redistributed), where warpmc takes the largest s with
-  s^d <= N/4 (and <= 2^20). Both are "VEGAS+", not the same allocation rule.
+  s^d <= N/4 (and <= 2^22). Both are "VEGAS+", not the same allocation rule.
 * Evaluations: counted inside the vegas integrand (the sum of batch sizes, warm-up included);
   ``RAvg.sum_neval`` of both calls is recorded next to it as a cross-check. The count is larger
   by one per ``Integrator`` call: vegas first evaluates a single point to learn the shape of the

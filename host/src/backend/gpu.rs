@@ -1560,7 +1560,7 @@ impl GpuExecutor {
         stream.memcpy_dtoh(&d_stats.slice(..STAT_WORDS), &mut rest[..STAT_WORDS]).map_err(gpu_err("copy back"))?;
         stream.synchronize().map_err(gpu_err("synchronize"))?;
         if let Some(i) = into {
-            i.dest.copy_from_slice(&h_cubes[keep..]);
+            copy_in_pieces(i.dest, &h_cubes[keep..]);
         }
         Ok(VegasSums {
             first_cube,
@@ -1569,6 +1569,15 @@ impl GpuExecutor {
             stats: [rest[0], rest[1], rest[2]],
         })
     }
+}
+
+/// `dest.copy_from_slice(src)` in 1 MiB pieces on rayon's workers: a million hypercubes' sums
+/// are tens of MiB, several times one core's copying speed.
+fn copy_in_pieces(dest: &mut [u64], src: &[u64]) {
+    use rayon::prelude::*;
+    const PIECE: usize = 1 << 17;
+    assert_eq!(dest.len(), src.len(), "copy_in_pieces: lengths differ");
+    dest.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 /// The integrator's device buffers and the page-locked buffer its sums come back through, kept
