@@ -222,6 +222,19 @@ pub struct GpuExecutor {
     module_kind: &'static str,
 }
 
+/// cudarc frees a device buffer (`cuMemFreeAsync`) in whatever context is current on the
+/// dropping thread. With several executors dropped one after another, the current one is the
+/// previous device's, already released: compute-sanitizer reported
+/// `CUDA_ERROR_CONTEXT_IS_DESTROYED` for the integrator's kept buffers at exit under `--gpus
+/// all`. Making this executor's context current before its fields drop frees each buffer in its
+/// own context.
+impl Drop for GpuExecutor {
+    fn drop(&mut self) {
+        // An error here cannot be reported; the fields' drops record theirs in the context.
+        let _ = self.ctx.bind_to_thread();
+    }
+}
+
 impl GpuExecutor {
     /// Open device `opts.gpu_device` and load the module. No driver or no device is
     /// [`Error::GpuUnavailable`].
