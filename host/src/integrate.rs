@@ -65,21 +65,42 @@ pub trait VegasRunner: Sync {
         from: u64,
         dest: &mut [u64],
     ) -> Result<VegasSums> {
+        let end = touched_end(offsets, &range);
         let mut part = self.run(job, integrand, generator, edges, offsets, range)?;
-        let at = from.checked_sub(part.first_cube).map(|c| c as usize * vegas::CUBE_WORDS);
-        match at {
-            Some(at) if at + dest.len() <= part.cubes.len() => {
-                dest.copy_from_slice(&part.cubes[at..at + dest.len()]);
-                part.cubes.truncate(at);
-                Ok(part)
-            }
-            _ => Err(Error::invalid(
+        let at = dest_offset(from, dest.len(), part.first_cube..end)?;
+        let Some(ours) = part.cubes.get(at..at + dest.len()) else {
+            return Err(Error::invalid(
                 "hypercubes",
-                format!("{from}.. ({} words)", dest.len()),
-                format!("inside the part's hypercubes {:?}", part.cube_range()),
-            )),
-        }
+                format!("..{end}"),
+                format!("inside the part's {:?}", part.cube_range()),
+            ));
+        };
+        dest.copy_from_slice(ours);
+        part.cubes.truncate(at);
+        Ok(part)
     }
+}
+
+/// One past the last hypercube that points `range` fall in (0 for none).
+pub fn touched_end(offsets: &[u64], range: &Range<u64>) -> u64 {
+    if range.is_empty() { 0 } else { vegas::cube_of(offsets, range.end - 1) + 1 }
+}
+
+/// Where [`VegasRunner::run_into`]'s `dest` begins in a part whose hypercubes start at
+/// `touched.start` (`CUBE_WORDS` words each) and whose range of points reaches hypercube
+/// `touched.end - 1`: the first word of hypercube `from`, when `dest` holds exactly the
+/// hypercubes `from..touched.end`; else an error naming both. Every runner checks its `dest`
+/// with it.
+pub fn dest_offset(from: u64, dest_words: usize, touched: Range<u64>) -> Result<usize> {
+    let words = vegas::CUBE_WORDS as u64;
+    if touched.start <= from && from <= touched.end && dest_words as u64 == (touched.end - from) * words {
+        return Ok(((from - touched.start) * words) as usize);
+    }
+    Err(Error::invalid(
+        "hypercubes",
+        format!("{from}.. ({dest_words} words)"),
+        format!("hypercubes {from}..{} ({} words each) of a part that holds {:?}", touched.end, words, touched),
+    ))
 }
 
 /// What is integrated.
@@ -697,7 +718,7 @@ pub fn run_split(
         if r.is_empty() {
             owned.push(owned_end..owned_end);
         } else {
-            let span = vegas::cube_of(offsets, r.start)..vegas::cube_of(offsets, r.end - 1) + 1;
+            let span = vegas::cube_of(offsets, r.start)..touched_end(offsets, r);
             let from = span.start.max(owned_end).min(span.end);
             owned.push(from..span.end);
             owned_end = owned_end.max(span.end);

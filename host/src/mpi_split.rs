@@ -32,7 +32,7 @@ use warpmc_kernels::qmc::QmcParams;
 use crate::backend::{Executor, FillKind, Filler, StreamInit};
 use crate::generators::GeneratorKind;
 use crate::pricing::Mode;
-use crate::integrate::{Integrand, VegasRunner, run_split, split_points};
+use crate::integrate::{Integrand, VegasRunner, dest_offset, run_split, split_points, touched_end};
 use crate::{Error, Result};
 
 /// Whether this process was started by an MPI launcher (Open MPI's `mpirun`, or a PMI-based
@@ -217,6 +217,8 @@ impl VegasRunner for MpiRunner<'_> {
         format!("{} MPI ranks, each: {}", self.size(), local.join("; "))
     }
 
+    /// The reduced sums up to the last hypercube `range` touches: [`Self::run_into`] with
+    /// nothing written elsewhere.
     fn run(
         &self,
         job: &VegasJob,
@@ -226,9 +228,8 @@ impl VegasRunner for MpiRunner<'_> {
         offsets: &[u64],
         range: Range<u64>,
     ) -> Result<VegasSums> {
-        let mut scratch = self.scratch.lock().unwrap();
-        let stats = self.reduce(job, integrand, generator, edges, offsets, range, &mut scratch)?;
-        Ok(VegasSums { first_cube: 0, cubes: scratch.cubes.clone(), bins: scratch.bins.clone(), stats })
+        let end = touched_end(offsets, &range);
+        self.run_into(job, integrand, generator, edges, offsets, range, end, &mut [])
     }
 
     fn run_into(
@@ -242,17 +243,12 @@ impl VegasRunner for MpiRunner<'_> {
         from: u64,
         dest: &mut [u64],
     ) -> Result<VegasSums> {
+        let end = touched_end(offsets, &range);
         let mut scratch = self.scratch.lock().unwrap();
+        // Every rank reduces (a collective) before any checks its destination.
         let stats = self.reduce(job, integrand, generator, edges, offsets, range, &mut scratch)?;
-        let at = from as usize * vegas::CUBE_WORDS;
-        let Some(ours) = scratch.cubes.get(at..at + dest.len()) else {
-            return Err(Error::invalid(
-                "hypercubes",
-                format!("{from}.. ({} words)", dest.len()),
-                format!("inside the job's {} hypercubes", job.cubes),
-            ));
-        };
-        dest.copy_from_slice(ours);
+        let at = dest_offset(from, dest.len(), 0..end)?;
+        dest.copy_from_slice(&scratch.cubes[at..at + dest.len()]);
         Ok(VegasSums { first_cube: 0, cubes: scratch.cubes[..at].to_vec(), bins: scratch.bins.clone(), stats })
     }
 }

@@ -1477,18 +1477,7 @@ impl GpuExecutor {
         // The words of the returned part: all of the range's hypercubes, or those before `into`.
         let keep = match &into {
             None => (end_cube - first_cube) as usize * CUBE_WORDS,
-            Some(i) if (first_cube..=end_cube).contains(&i.from)
-                && i.dest.len() == (end_cube - i.from) as usize * CUBE_WORDS =>
-            {
-                (i.from - first_cube) as usize * CUBE_WORDS
-            }
-            Some(i) => {
-                return Err(Error::Gpu(format!(
-                    "hypercubes {}.. ({} words) asked of a range whose hypercubes are {first_cube}..{end_cube}",
-                    i.from,
-                    i.dest.len()
-                )));
-            }
+            Some(i) => crate::integrate::dest_offset(i.from, i.dest.len(), first_cube..end_cube)?,
         };
         let cube_words = (first_cube as usize * CUBE_WORDS)..(end_cube as usize * CUBE_WORDS);
         let shared_bytes = job.dim as usize * job.bins as usize * SHARED_BIN_BYTES;
