@@ -103,52 +103,6 @@ impl ExactSum {
     }
 }
 
-/// Add `N` 192-bit two's-complement values to `3 N` words of memory through `add(j, v)`, an
-/// atomic add of `v` to word `j` that returns the word's old value (on the GPU, `atom.add.u64`):
-/// `w[i]` to words `3 i .. 3 i + 3`. After every thread's adds, the words hold the exact sum
-/// (mod 2^192) whatever the order in which the adds of different threads fall: an add that
-/// wraps word `j` loses `2^64` there, which is `1` of word `j + 1`, added back by an add of its
-/// own (whose wrap, if any, goes on to word `j + 2`; the top word's wraps are the modulus).
-///
-/// The adds of every word are issued before any old value is used, then the carries out of the
-/// low words, then those into the top words (whose old values are not needed), so that a GPU
-/// thread waits for at most two round trips to memory for all `N` values, where adding word by
-/// word, each word's add waiting for the carry from the one below, it waited for two per value.
-/// Zero words are skipped (adding zero carries nothing).
-#[inline(always)]
-pub fn add_192s_with<const N: usize>(w: [[u64; 3]; N], mut add: impl FnMut(usize, u64) -> u64) {
-    // The low two words' old values (the top word's is not needed).
-    let mut old = [[0u64; 2]; N];
-    for i in 0..N {
-        for j in 0..3 {
-            if w[i][j] != 0 {
-                let o = add(3 * i + j, w[i][j]);
-                if j < 2 {
-                    old[i][j] = o;
-                }
-            }
-        }
-    }
-    // The carries out of word 0 into word 1, all issued before any is looked at.
-    let mut carried = [false; N];
-    let mut old1 = [0u64; N];
-    for i in 0..N {
-        carried[i] = w[i][0] != 0 && old[i][0].overflowing_add(w[i][0]).1;
-        if carried[i] {
-            old1[i] = add(3 * i + 1, 1);
-        }
-    }
-    // The carries into word 2: from the add of word 1, and from the carry added to it.
-    for i in 0..N {
-        let from_add = w[i][1] != 0 && old[i][1].overflowing_add(w[i][1]).1;
-        let from_carry = carried[i] && old1[i] == u64::MAX;
-        let c = from_add as u64 + from_carry as u64;
-        if c != 0 {
-            add(3 * i + 2, c);
-        }
-    }
-}
-
 /// Exact sums of the first and second moments of pairs `(a, b)` of per-path values: `Σa`, `Σb`,
 /// `Σa²`, `Σb²`, `Σab`, with the count of pairs and of pairs outside the representable range.
 ///
@@ -242,84 +196,6 @@ impl PairMoments {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// One thread's `add_192s_with` into `mem`, other threads' whole adds (of `others`, each
-    /// possibly interrupted by further ones) falling between any two of its word adds.
-    fn add_interleaved(mem: &mut [u64; 6], w: [[u64; 3]; 2], others: &mut Vec<[[u64; 3]; 2]>, rng: &mut u64) {
-        let step = |rng: &mut u64| {
-            *rng ^= *rng << 13;
-            *rng ^= *rng >> 7;
-            *rng ^= *rng << 17;
-            *rng
-        };
-        let mut pending = Vec::new();
-        add_192s_with(w, |j, v| {
-            // Sometimes another thread's whole add lands before this word's.
-            if step(rng) % 3 == 0
-                && let Some(o) = others.pop()
-            {
-                pending.push(o);
-            }
-            while let Some(o) = pending.pop() {
-                let mut inner = std::vec::Vec::new();
-                add_interleaved(mem, o, &mut inner, rng);
-            }
-            let old = mem[j];
-            mem[j] = old.wrapping_add(v);
-            old
-        });
-    }
-
-    fn to_u192(w: &[u64]) -> (u128, u64) {
-        ((w[0] as u128) | ((w[1] as u128) << 64), w[2])
-    }
-
-    fn add_u192(a: [u64; 3], b: [u64; 3]) -> [u64; 3] {
-        let mut s = ExactSum { w: a };
-        s.merge(&ExactSum { w: b });
-        s.w
-    }
-
-    #[test]
-    fn wordwise_atomic_adds_give_the_exact_sum_in_any_interleaving() {
-        // Values chosen to carry: all-ones words, sign extensions, zeros (skipped words) and
-        // random words, onto memory that starts near every word's wrap.
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let next = |rng: &mut u64| {
-            *rng ^= *rng << 13;
-            *rng ^= *rng >> 7;
-            *rng ^= *rng << 17;
-            *rng
-        };
-        let special = [0u64, 1, u64::MAX, u64::MAX - 1, 1 << 63];
-        for round in 0..2000 {
-            let word = |rng: &mut u64| {
-                let r = next(rng);
-                if r % 2 == 0 { special[(r >> 8) as usize % special.len()] } else { next(rng) }
-            };
-            let mut mem = [0u64; 6];
-            for m in mem.iter_mut() {
-                *m = word(&mut rng);
-            }
-            let values: std::vec::Vec<[[u64; 3]; 2]> = (0..1 + round % 7)
-                .map(|_| {
-                    [[word(&mut rng), word(&mut rng), word(&mut rng)], [word(&mut rng), word(&mut rng), word(&mut rng)]]
-                })
-                .collect();
-            let mut want = [[mem[0], mem[1], mem[2]], [mem[3], mem[4], mem[5]]];
-            for v in &values {
-                want = [add_u192(want[0], v[0]), add_u192(want[1], v[1])];
-            }
-            let mut others = values[1..].to_vec();
-            add_interleaved(&mut mem, values[0], &mut others, &mut rng);
-            // Any left over (not interleaved) run after it.
-            while let Some(o) = others.pop() {
-                add_interleaved(&mut mem, o, &mut std::vec::Vec::new(), &mut rng);
-            }
-            assert_eq!(to_u192(&mem[..3]), to_u192(&want[0]), "round {round}: first value's words");
-            assert_eq!(to_u192(&mem[3..]), to_u192(&want[1]), "round {round}: second value's words");
-        }
-    }
 
     #[test]
     fn fixed_conversion_is_exact_and_rounds_to_even() {

@@ -1532,28 +1532,31 @@ macro_rules! dist_kernels_collective {
 /// `p` points to three 8-aligned words of global memory the kernel may write.
 #[inline(always)]
 unsafe fn atomic_add_192(p: *mut u64, w: [u64; 3]) {
-    // SAFETY: the caller's contract.
-    unsafe { atomic_add_192s(p, [w]) }
-}
-
-/// Add `N` 192-bit two's-complement values, `w[i]` to the three words at `p + 3 i`, atomically
-/// with the carries propagated ([`crate::accum::add_192s_with`]: every word's add is issued
-/// before any old value is waited for, so a thread waits for at most two round trips to memory
-/// for all `N` values, where adding word by word it waited for two per value).
-///
-/// # Safety
-/// `p` points to `3 N` 8-aligned words of global memory the kernel may write.
-#[inline(always)]
-unsafe fn atomic_add_192s<const N: usize>(p: *mut u64, w: [[u64; 3]; N]) {
     use crate::platform::nvptx::global_atomic_add_u64 as add;
-    // SAFETY: the caller's contract: `add_192s_with` names words `0 .. 3 N` only.
-    crate::accum::add_192s_with(w, |j, v| unsafe { add(p.add(j), v) });
+    let mut carry = 0u64;
+    if w[0] != 0 {
+        // SAFETY: the caller's contract.
+        let old = unsafe { add(p, w[0]) };
+        carry = old.overflowing_add(w[0]).1 as u64;
+    }
+    let (mid, c1) = w[1].overflowing_add(carry);
+    let mut carry = c1 as u64;
+    if mid != 0 {
+        // SAFETY: as above.
+        let old = unsafe { add(p.add(1), mid) };
+        carry += old.overflowing_add(mid).1 as u64;
+    }
+    let high = w[2].wrapping_add(carry);
+    if high != 0 {
+        // SAFETY: as above.
+        unsafe { add(p.add(2), high) };
+    }
 }
 
-/// The GPU's [`vegas::Sink`]: hypercube runs straight to global memory (both sums of a run in
-/// one [`atomic_add_192s`], rare when a thread's points are consecutive), the bins to the
-/// block's shared memory (or to global memory when the block's copy would not fit), the
-/// statistics kept in registers until the thread ends.
+/// The GPU's [`vegas::Sink`]: hypercube runs straight to global memory (one atomic 192-bit add
+/// per run, rare when a thread's points are consecutive), the bins to the block's shared memory
+/// (or to global memory when the block's copy would not fit), the statistics kept in registers
+/// until the thread ends.
 struct GpuVegasSink {
     cubes: *mut u64,
     bins: *mut u64,
@@ -1573,7 +1576,10 @@ impl vegas::Sink for GpuVegasSink {
         let p = self.cubes.wrapping_add(h as usize * vegas::CUBE_WORDS);
         // SAFETY: the kernel's contract: `cubes` holds CUBE_WORDS words per hypercube and `h`
         // is a hypercube of the iteration.
-        unsafe { atomic_add_192s(p, [sum.w, sum_sq.w]) };
+        unsafe {
+            atomic_add_192(p, sum.w);
+            atomic_add_192(p.add(3), sum_sq.w);
+        }
     }
 
     #[inline(always)]
