@@ -1716,11 +1716,11 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
 /// `sums[6]`.
 ///
 /// # Safety
-/// `sums` holds 7 words.
+/// `sums` holds 7 words; `params` points to one value.
 #[unsafe(export_name = "vegas_plain__philox4x32_10")]
 pub unsafe extern "ptx-kernel" fn vegas_plain(
     job: vegas::VegasJob,
-    params: vegas::IntegrandParams,
+    params: *const vegas::IntegrandParams,
     sums: *mut u64,
     first: u64,
     end: u64,
@@ -1729,7 +1729,8 @@ pub unsafe extern "ptx-kernel" fn vegas_plain(
     let per = (end - first.min(end)).div_ceil(threads.max(1));
     let mine = (first + gtid * per).min(end);
     let (s1, s2, bad) =
-        vegas::plain_points::<crate::rng::Philox4x32x10, _>(&job, &params, mine, (mine + per).min(end));
+        // SAFETY: `params` points to one value (the kernel's contract).
+        vegas::plain_points::<crate::rng::Philox4x32x10, _>(&job, unsafe { &*params }, mine, (mine + per).min(end));
     // SAFETY: `sums` holds 7 words.
     unsafe {
         atomic_add_192(sums, s1.w);
@@ -1847,7 +1848,7 @@ macro_rules! generator_kernels_of {
             #[allow(clippy::too_many_arguments)]
             pub unsafe extern "ptx-kernel" fn vegas(
                 job: crate::vegas::VegasJob,
-                params: crate::vegas::IntegrandParams,
+                params: *const crate::vegas::IntegrandParams,
                 edges: *const f64,
                 offsets: *const u64,
                 cubes: *mut u64,
@@ -1857,8 +1858,9 @@ macro_rules! generator_kernels_of {
                 first: u64,
                 end: u64,
             ) {
-                // SAFETY: the host sizes the buffers as `vegas_points` documents.
-                unsafe { vegas_points::<G, _>(job, &params, edges, offsets, cubes, bins, stats, shared_bins, first, end) }
+                // SAFETY: the host sizes the buffers as `vegas_points` documents; `params` points
+                // to one value.
+                unsafe { vegas_points::<G, _>(job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end) }
             }
         }
     };

@@ -73,7 +73,8 @@ pub mod family {
     pub const COUNT: u32 = 7;
 }
 
-/// An integrand's parameters, passed to the GPU by value.
+/// An integrand's parameters, read by the GPU kernels from device memory (by pointer: taken by
+/// value, every thread would copy the whole block to its own local memory).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct IntegrandParams {
@@ -216,7 +217,7 @@ pub fn genz(p: &IntegrandParams, x: &[f64]) -> f64 {
 /// ```
 ///
 /// On the PTX build it defines the kernel `my_integrand` (Philox4x32-10 streams), with the
-/// built-in kernel's arguments except that the parameters come by pointer: `(job, params: *const
+/// built-in kernel's arguments, the parameters by pointer as there: `(job, params: *const
 /// MyParams, edges, offsets, cubes, bins, stats, shared_bins, first, end)`, and declares the
 /// block's dynamic shared memory that the kernel sums the bins in (invoke it once per crate).
 /// On the CPU build it defines nothing: the host evaluates `MyParams::eval` itself.
@@ -360,41 +361,89 @@ pub trait Sink {
     fn value(&mut self, abs_bits: u64, out_of_range: bool, not_finite: bool);
 }
 
-/// The base-`strata` digits of hypercube `h`, axis 0 first (its position along each axis).
-#[inline(always)]
-pub fn cube_digits(h: u64, strata: u32, dim: usize, digits: &mut [u32; MAX_DIM]) {
-    // At most MAX_CUBES = 2^22 hypercubes: 32-bit arithmetic (a 64-bit division costs a GPU
-    // dozens of instructions).
-    let (mut rem, ns) = (h as u32, strata.max(1));
-    for c in digits[..dim.min(MAX_DIM)].iter_mut() {
-        *c = rem % ns;
-        rem /= ns;
+/// A hypercube's position along each axis (its base-`strata` digits, axis 0 first), packed
+/// into one word, `width` bits a digit: kept in a register, where an array indexed by the axis
+/// would live in the GPU thread's local memory. `strata^dim <= MAX_CUBES = 2^22` gives
+/// `dim width <= 22 + dim <= 54` bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubeDigits {
+    packed: u64,
+    width: u32,
+    strata: u32,
+}
+
+impl CubeDigits {
+    /// The digits of hypercube `h` (division: once per run of points, at its first hypercube).
+    #[inline(always)]
+    pub fn of(h: u64, strata: u32, dim: usize) -> Self {
+        let ns = strata.max(1);
+        // Bits of the largest digit, `strata - 1`.
+        let width = 32 - (ns - 1).leading_zeros();
+        // 32-bit arithmetic: at most MAX_CUBES = 2^22 hypercubes (a 64-bit division costs a
+        // GPU dozens of instructions).
+        let (mut rem, mut packed, mut shift) = (h as u32, 0u64, 0u32);
+        for _ in 0..dim.min(MAX_DIM) {
+            packed |= ((rem % ns) as u64).wrapping_shl(shift);
+            rem /= ns;
+            shift += width;
+        }
+        Self { packed, width, strata: ns }
+    }
+
+    /// Digit `j` (axis `j`'s position, `< strata`).
+    #[inline(always)]
+    pub fn get(&self, j: usize) -> u32 {
+        let mask = (1u64 << self.width) - 1; // width <= 32
+        (self.packed.wrapping_shr(j as u32 * self.width) & mask) as u32
+    }
+
+    /// The digits of the next hypercube (an odometer over the first `dim` digits: no division,
+    /// which a GPU does in dozens of instructions; hypercubes change every few points).
+    #[inline(always)]
+    pub fn advance(&mut self, dim: usize) {
+        let mut shift = 0u32;
+        for j in 0..dim.min(MAX_DIM) {
+            let c = self.get(j);
+            if c + 1 < self.strata {
+                self.packed = self.packed.wrapping_add(1u64.wrapping_shl(shift));
+                return;
+            }
+            self.packed &= !(((1u64 << self.width) - 1).wrapping_shl(shift));
+            shift += self.width;
+        }
     }
 }
 
-/// The digits of hypercube `h + 1` from those of `h` (an odometer: no division, which a GPU
-/// does in dozens of instructions; hypercubes change every few points).
+/// The unit uniforms of a point's `d` axes, in order, from its own stream: two words an axis
+/// (a 53-bit uniform in `(0, 1]`), drawn four at a time ([`crate::rng::Uniform32::next_u32x4`]: one block of
+/// a counter-based generator, with no bookkeeping of a partly used block). The same words as
+/// two `next_u32` calls an axis.
 #[inline(always)]
-pub fn next_digits(digits: &mut [u32], strata: u32) {
-    for c in digits.iter_mut() {
-        *c += 1;
-        if *c < strata {
-            return;
-        }
-        *c = 0;
+pub fn axis_uniforms<G: Generator>(rng: &mut G, d: usize, mut each: impl FnMut(usize, f64)) {
+    let mut j = 0;
+    while j + 1 < d {
+        let [a, b, c, e] = rng.next_u32x4();
+        each(j, u32_pair_to_unit_f64(a, b));
+        each(j + 1, u32_pair_to_unit_f64(c, e));
+        j += 2;
+    }
+    if j < d {
+        let a = rng.next_u32();
+        let b = rng.next_u32();
+        each(j, u32_pair_to_unit_f64(a, b));
     }
 }
 
 /// The point's `x` (first `dim` entries), the bin of each axis, and the Jacobian, for a point of
-/// the hypercube whose digits are `digits` ([`cube_digits`]).
+/// the hypercube whose digits are `digits`.
 #[inline(always)]
 pub fn map_point<G: Generator>(
     job: &VegasJob,
     edges: &[f64],
-    digits: &[u32; MAX_DIM],
+    digits: &CubeDigits,
     k: u64,
     x: &mut [f64; MAX_DIM],
-    bin: &mut [u32; MAX_DIM],
+    bin: &mut [u16; MAX_DIM],
 ) -> f64 {
     let mut rng = G::stream(job.seed, job.first_stream + k);
     let d = (job.dim as usize).min(MAX_DIM);
@@ -403,24 +452,20 @@ pub fn map_point<G: Generator>(
     let inv_ns = 1.0 / job.strata as f64;
     // 32-bit index arithmetic: `dim (bins + 1) <= 32 * 513`.
     let stride = bins + 1;
-    let mut axis_start = 0u32;
     let mut jac = 1.0;
-    for j in 0..d {
-        let a = rng.next_u32();
-        let b = rng.next_u32();
-        let u = u32_pair_to_unit_f64(a, b);
-        let y = (digits[j] as f64 + u) * inv_ns;
+    axis_uniforms(&mut rng, d, |j, u| {
+        let y = (digits.get(j) as f64 + u) * inv_ns;
         let t = y * nb; // in [0, bins (1 + 2^-52)]: finite and not negative
         let i = crate::platform::f64_to_u32(t).min(bins.wrapping_sub(1));
         let frac = t - i as f64;
         // The increment's two edges, checked once as a pair.
-        let (lo, hi) = edge_pair(edges, (axis_start + i) as usize);
+        let (lo, hi) = edge_pair(edges, (j as u32 * stride + i) as usize);
         let width = hi - lo;
-        x[j] = lo + frac * width;
+        // `j < d <= MAX_DIM` (the mask only spares the GPU a bounds check).
+        x[j & (MAX_DIM - 1)] = lo + frac * width;
+        bin[j & (MAX_DIM - 1)] = i as u16; // i < bins <= MAX_BINS = 512
         jac *= nb * width;
-        bin[j] = i;
-        axis_start += stride;
-    }
+    });
     jac
 }
 
@@ -445,12 +490,11 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
     let mut h = cube_of(offsets, first);
     let mut next = offset(offsets, h + 1);
     let mut inv_n = 1.0 / next.wrapping_sub(offset(offsets, h)) as f64;
-    let mut digits = [0u32; MAX_DIM];
-    cube_digits(h, job.strata, d, &mut digits);
+    let mut digits = CubeDigits::of(h, job.strata, d);
     let mut sum = ExactSum::ZERO;
     let mut sum_sq = ExactSum::ZERO;
     let mut x = [0.0f64; MAX_DIM];
-    let mut bin = [0u32; MAX_DIM];
+    let mut bin = [0u16; MAX_DIM];
     let mut k = first;
     while k < end {
         if k >= next {
@@ -459,7 +503,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
             sum_sq = ExactSum::ZERO;
             while k >= next {
                 h += 1;
-                next_digits(&mut digits[..d], job.strata);
+                digits.advance(d);
                 let start = next;
                 next = offset(offsets, h + 1);
                 inv_n = 1.0 / next.wrapping_sub(start) as f64;
@@ -481,7 +525,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
             let w = bin_quantum(sq * inv_n, bin_scale);
             if w != 0 {
                 for (j, &b) in bin[..d].iter().enumerate() {
-                    sink.bin(j, b, w);
+                    sink.bin(j, b as u32, w);
                 }
             }
         }
@@ -507,11 +551,7 @@ pub fn plain_points<G: Generator, F: Integrand + ?Sized>(
     let mut k = first;
     while k < end {
         let mut rng = G::stream(job.seed, job.first_stream + k);
-        for xj in x[..d].iter_mut() {
-            let a = rng.next_u32();
-            let b = rng.next_u32();
-            *xj = u32_pair_to_unit_f64(a, b);
-        }
+        axis_uniforms(&mut rng, d, |j, u| x[j & (MAX_DIM - 1)] = u);
         let v = f.eval(&x[..d]) * scale;
         if v.abs() < MAX_ABS {
             sum.add_fixed(to_fixed64(v).unwrap_or(0));
@@ -700,12 +740,43 @@ mod tests {
 
     #[test]
     fn odometer_digits_follow_the_division() {
-        let mut d = [0u32; MAX_DIM];
-        for h in 0..3u64.pow(4) {
-            let mut want = [0u32; MAX_DIM];
-            cube_digits(h, 3, 4, &mut want);
-            assert_eq!(d, want, "{h}");
-            next_digits(&mut d[..4], 3);
+        for (strata, dim) in [(3u32, 4usize), (2, 22), (5, 9), (1, 32), (1 << 22, 1), (7, 7)] {
+            let cubes = (strata as u64).pow(dim as u32).min(5000);
+            let mut d = CubeDigits::of(0, strata, dim);
+            for h in 0..cubes {
+                let want = CubeDigits::of(h, strata, dim);
+                assert_eq!(d, want, "strata {strata}, dim {dim}, hypercube {h}");
+                let mut rem = h;
+                for j in 0..dim {
+                    assert_eq!(d.get(j) as u64, rem % strata as u64, "strata {strata}, hypercube {h}, axis {j}");
+                    rem /= strata as u64;
+                }
+                d.advance(dim);
+            }
+        }
+        // The last hypercube's successor wraps to the first.
+        let mut last = CubeDigits::of(3u64.pow(4) - 1, 3, 4);
+        last.advance(4);
+        assert_eq!(last, CubeDigits::of(0, 3, 4));
+    }
+
+    /// Drawing four words at a time gives every axis the same two words as drawing them one by
+    /// one, for odd and even dimensions.
+    #[test]
+    fn axis_uniforms_are_the_stream_in_order() {
+        use crate::rng::{Generator, Philox4x32x10 as P, Uniform32};
+        for d in [1usize, 2, 3, 8, 31, 32] {
+            let mut got = std::vec::Vec::new();
+            let mut a = P::stream(9, 1234);
+            axis_uniforms(&mut a, d, |j, u| got.push((j, u)));
+            let mut b = P::stream(9, 1234);
+            let want: std::vec::Vec<(usize, f64)> = (0..d)
+                .map(|j| {
+                    let (w0, w1) = (b.next_u32(), b.next_u32());
+                    (j, u32_pair_to_unit_f64(w0, w1))
+                })
+                .collect();
+            assert_eq!(got, want, "d = {d}");
         }
     }
 
@@ -760,17 +831,16 @@ mod tests {
     fn a_uniform_grid_maps_y_to_itself_with_unit_jacobian() {
         let job = VegasJob { seed: 7, first_stream: 0, points: 4, cubes: 4, dim: 2, bins: 4, strata: 2, scale_exp: 0, bin_frac_bits: 2, reserved: 0 };
         let edges: std::vec::Vec<f64> = (0..2).flat_map(|_| (0..=4).map(|i| i as f64 / 4.0)).collect();
-        let (mut x, mut bin) = ([0.0; MAX_DIM], [0u32; MAX_DIM]);
+        let (mut x, mut bin) = ([0.0; MAX_DIM], [0u16; MAX_DIM]);
         for h in 0..4u64 {
-            let mut digits = [0u32; MAX_DIM];
-            cube_digits(h, 2, 2, &mut digits);
+            let digits = CubeDigits::of(h, 2, 2);
             let jac = map_point::<crate::rng::Philox4x32x10>(&job, &edges, &digits, h, &mut x, &mut bin);
             assert_eq!(jac, 1.0);
             // Hypercube h = c0 + 2 c1 covers [c0/2, (c0+1)/2] x [c1/2, (c1+1)/2].
             let (c0, c1) = ((h % 2) as f64, (h / 2) as f64);
             assert!(x[0] > c0 / 2.0 && x[0] <= (c0 + 1.0) / 2.0, "{h}: {:?}", &x[..2]);
             assert!(x[1] > c1 / 2.0 && x[1] <= (c1 + 1.0) / 2.0);
-            assert_eq!(bin[0], (x[0] * 4.0).ceil() as u32 - 1);
+            assert_eq!(bin[0] as u32, (x[0] * 4.0).ceil() as u32 - 1);
         }
     }
 }

@@ -1656,7 +1656,7 @@ fn check_vegas_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()
     }
     let p = IntegrandSpec::new(Family::Gaussian, 4)?.params();
     let job = warpmc_kernels::vegas::VegasJob { seed: 3, points: 5000, dim: 4, ..Default::default() };
-    device.time_vegas_plain(&job, &p, 5000)?;
+    device.time_vegas_plain(&job, &p, 5000, 1)?;
     println!("VEGAS: {runs} integrations (every generator with per-thread streams), the plain-points baseline");
     Ok(())
 }

@@ -647,7 +647,7 @@ fn gpu_integration_matches_the_cpu_bit_for_bit() {
     assert!(err.to_string().contains("generator"), "{err}");
     // The baseline kernel evaluates the same integrand: its mean agrees with the integral.
     let job = warpmc_kernels::vegas::VegasJob { seed: 3, points: 1 << 20, dim: 2, scale_exp: -20, ..Default::default() };
-    let (_, s1, _, bad) = gpu.time_vegas_plain(&job, &p, 1 << 20).unwrap();
+    let (_, s1, _, bad) = gpu.time_vegas_plain(&job, &p, 1 << 20, 1).unwrap();
     assert_eq!(bad, 0);
     let mean = s1 / (1u64 << 20) as f64 * 2f64.powi(-20);
     assert!((mean - is.exact()).abs() < 0.02 * is.exact(), "baseline mean {mean} vs {}", is.exact());

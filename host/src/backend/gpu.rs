@@ -1314,8 +1314,20 @@ impl Filler for GpuFiller<'_> {
 // SAFETY: `VegasJob` is `#[repr(C)]`, `Copy`, four u64 then six 32-bit fields, no pointers; the
 // PTX parameter is declared from the same definition.
 unsafe impl DeviceRepr for ByValue<warpmc_kernels::vegas::VegasJob> {}
-// SAFETY: `IntegrandParams` is `#[repr(C)]`, `Copy`: two u32, two f64 and two f64 arrays.
-unsafe impl DeviceRepr for ByValue<warpmc_kernels::vegas::IntegrandParams> {}
+
+/// A built-in integrand's parameters as the kernels read them from device memory: the bytes of
+/// the `#[repr(C)]` block, field by field (two u32, two f64, two arrays of f64: no padding).
+/// The kernels take the block by pointer: by value, each thread would copy all 536 bytes to its
+/// own local memory, which then crowds the L1 cache that the points' own arrays use.
+fn params_bytes(p: &warpmc_kernels::vegas::IntegrandParams) -> Vec<u8> {
+    let mut b = Vec::with_capacity(core::mem::size_of::<warpmc_kernels::vegas::IntegrandParams>());
+    b.extend_from_slice(&p.family.to_ne_bytes());
+    b.extend_from_slice(&p.dim.to_ne_bytes());
+    for v in [p.c, p.scale].iter().chain(&p.a).chain(&p.u) {
+        b.extend_from_slice(&v.to_ne_bytes());
+    }
+    b
+}
 
 impl GpuExecutor {
     /// [`Self::vegas`] with a user's compiled integrand: its module loaded (once per executor and
@@ -1375,7 +1387,7 @@ impl GpuExecutor {
             }
         };
         let params = self.stream.clone_htod(c.params).map_err(gpu_err("copy integrand parameters"))?;
-        self.vegas_launch(&f, job, VegasParams::Device(&params), edges, offsets, range, None, into)
+        self.vegas_launch(&f, job, &params, edges, offsets, range, None, into)
     }
 }
 
@@ -1386,17 +1398,19 @@ pub struct CubesInto<'a> {
     pub dest: &'a mut [u64],
 }
 
-/// A VEGAS kernel's integrand parameters: a built-in block by value, or a user's block in device
-/// memory (by pointer).
-enum VegasParams<'a> {
-    Value(ByValue<warpmc_kernels::vegas::IntegrandParams>),
-    Device(&'a CudaSlice<u8>),
-}
-
 /// FNV-1a of `bytes` (the module cache's key).
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
+
+/// Blocks of a VEGAS launch, in multiples of those the device holds at once. With one wave,
+/// each thread's share of points is long, a block's warps end at different times, and the
+/// early ones wait at the barrier before the bins' flush while their multiprocessor runs
+/// short of warps; with several, a multiprocessor starts a new block as each ends. More blocks
+/// also flush more block copies of the bins to the same words of global memory, so the gain
+/// stops: on an H200 (2026-11-28, d = 8, 2^26 points, the kernels of then) 3 to 6 waves ran
+/// the kernel 11-14% faster than one, 8 and 16 slower than 6 (BENCHMARKS.md).
+const VEGAS_WAVES: u64 = 4;
 
 /// Largest dynamic shared memory a launch takes without opting in (the bins' block copy).
 const VEGAS_SHARED_LIMIT: usize = 48 * 1024;
@@ -1442,7 +1456,8 @@ impl GpuExecutor {
                 "a generator with per-thread streams (the warp generators' collective streams cannot drive the GPU integrator)",
             )
         })?;
-        self.vegas_launch(&f, job, VegasParams::Value(ByValue(*params)), edges, offsets, range, timing, into)
+        let params = self.stream.clone_htod(&params_bytes(params)).map_err(gpu_err("copy integrand parameters"))?;
+        self.vegas_launch(&f, job, &params, edges, offsets, range, timing, into)
     }
 
     /// Launch a VEGAS kernel (`vegas__<gen>` or a user's `integrand_kernel!`) over `range`.
@@ -1451,7 +1466,7 @@ impl GpuExecutor {
         &self,
         f: &CudaFunction,
         job: &warpmc_kernels::vegas::VegasJob,
-        params: VegasParams<'_>,
+        params: &CudaSlice<u8>,
         edges: &[f64],
         offsets: &[u64],
         range: Range<u64>,
@@ -1473,7 +1488,7 @@ impl GpuExecutor {
             }
             return Ok(VegasSums { first_cube, cubes: Vec::new(), bins: vec![0; bin_words], stats: [0; STAT_WORDS] });
         }
-        let end_cube = cube_of(offsets, range.end - 1) + 1;
+        let end_cube = crate::integrate::touched_end(offsets, &range);
         // The words of the returned part: all of the range's hypercubes, or those before `into`.
         let keep = match &into {
             None => (end_cube - first_cube) as usize * CUBE_WORDS,
@@ -1490,7 +1505,7 @@ impl GpuExecutor {
                 let per_sm = f
                     .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
                     .map_err(gpu_err("occupancy"))?;
-                let full = self.sms as u64 * per_sm.max(1) as u64;
+                let full = self.sms as u64 * per_sm.max(1) as u64 * VEGAS_WAVES;
                 full.min((range.end - range.start).div_ceil(block as u64)).max(1) as u32
             }
         };
@@ -1527,12 +1542,9 @@ impl GpuExecutor {
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let mut launch = || -> Result<()> {
             let mut b = stream.launch_builder(f);
-            b.arg(&job_arg);
-            match &params {
-                VegasParams::Value(p) => b.arg(p),
-                VegasParams::Device(p) => b.arg(*p),
-            };
-            b.arg(&*d_edges)
+            b.arg(&job_arg)
+                .arg(params)
+                .arg(&*d_edges)
                 .arg(&*d_offsets)
                 .arg(&mut *d_cubes)
                 .arg(&mut *d_bins)
@@ -1545,7 +1557,7 @@ impl GpuExecutor {
             // buffers hold at least those lengths (`grow`); `cubes`, `bins` and `stats` hold the
             // words documented there, zeroed where this range's points add to them; the block
             // has `SHARED_BIN_BYTES` of shared memory per bin when `flag` is set; the block is a multiple
-            // of 32.
+            // of 32; `params` holds one parameter block of the kernel's integrand.
             unsafe { b.launch(cfg) }.map_err(gpu_err("vegas launch"))?;
             Ok(())
         };
@@ -1668,11 +1680,16 @@ impl GpuExecutor {
     /// (`vegas_plain__philox4x32_10`: no strata, grid or bins); the kernel's time, ms, and
     /// `(Σv, Σv²)` as f64 (in units of `2^scale_exp`), and the count of values out of the
     /// fixed-point range (left out of the sums).
+    ///
+    /// The launch has `waves` times the blocks the device holds at once (fewer where the points
+    /// run out; the `gpu_grid` option overrides it), so that the baseline can be timed at its
+    /// fastest launch.
     pub fn time_vegas_plain(
         &self,
         job: &warpmc_kernels::vegas::VegasJob,
         params: &warpmc_kernels::vegas::IntegrandParams,
         points: u64,
+        waves: u32,
     ) -> Result<(f64, f64, f64, u64)> {
         if params.dim != job.dim || job.dim == 0 || job.dim as usize > warpmc_kernels::vegas::MAX_DIM {
             return Err(Error::invalid("dim", params.dim, "the job's dimension, in [1, 32]"));
@@ -1680,19 +1697,54 @@ impl GpuExecutor {
         self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
         let f = self.function("vegas_plain__philox4x32_10")?;
         let block = self.block;
-        let grid = self.grid_for_block(&f, points, 0, block)?;
+        let grid = match self.grid {
+            Some(g) => g,
+            None => {
+                let full = self.resident_blocks(&f, 0, block)? * waves.max(1) as u64;
+                full.min(points.div_ceil(block as u64)).max(1) as u32
+            }
+        };
         let mut sums = self.stream.alloc_zeros::<u64>(7).map_err(gpu_err("alloc"))?;
-        let (job_arg, params_arg) = (ByValue(*job), ByValue(*params));
+        let params_arg = self.stream.clone_htod(&params_bytes(params)).map_err(gpu_err("copy integrand parameters"))?;
+        let job_arg = ByValue(*job);
         let (first, end) = (0u64, points);
         let ms = self.time_ms(|| {
             let mut b = self.stream.launch_builder(&f);
             b.arg(&job_arg).arg(&params_arg).arg(&mut sums).arg(&first).arg(&end);
-            // SAFETY: the argument list matches `vegas_plain__philox4x32_10`; `sums` holds 7 words.
+            // SAFETY: the argument list matches `vegas_plain__philox4x32_10`; `sums` holds 7 words
+            // and `params_arg` one parameter block.
             unsafe { b.launch(config_block(grid, 0, block)) }.map_err(gpu_err("vegas baseline launch"))?;
             Ok(())
         })?;
         let w = self.stream.clone_dtoh(&sums).map_err(gpu_err("copy back"))?;
         let s = |i: usize| warpmc_kernels::accum::ExactSum { w: [w[i], w[i + 1], w[i + 2]] }.to_f64();
         Ok((ms, s(0), s(3), w[6]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::mem::{offset_of, size_of};
+    use warpmc_kernels::vegas::{IntegrandParams, MAX_DIM};
+
+    /// The bytes the kernels read are the `#[repr(C)]` block's: every field at its offset.
+    #[test]
+    fn params_bytes_are_the_kernels_block() {
+        let mut p = IntegrandParams { family: 3, dim: 7, c: 0.25, scale: -1.5, a: [0.0; MAX_DIM], u: [0.0; MAX_DIM] };
+        for i in 0..MAX_DIM {
+            p.a[i] = i as f64 + 0.5;
+            p.u[i] = -(i as f64) / 3.0;
+        }
+        let b = super::params_bytes(&p);
+        assert_eq!(b.len(), size_of::<IntegrandParams>());
+        let at = |o: usize, n: usize| &b[o..o + n];
+        assert_eq!(at(offset_of!(IntegrandParams, family), 4), 3u32.to_ne_bytes());
+        assert_eq!(at(offset_of!(IntegrandParams, dim), 4), 7u32.to_ne_bytes());
+        assert_eq!(at(offset_of!(IntegrandParams, c), 8), 0.25f64.to_ne_bytes());
+        assert_eq!(at(offset_of!(IntegrandParams, scale), 8), (-1.5f64).to_ne_bytes());
+        for i in 0..MAX_DIM {
+            assert_eq!(at(offset_of!(IntegrandParams, a) + 8 * i, 8), p.a[i].to_ne_bytes());
+            assert_eq!(at(offset_of!(IntegrandParams, u) + 8 * i, 8), p.u[i].to_ne_bytes());
+        }
     }
 }
