@@ -68,12 +68,11 @@ pub trait VegasRunner: Sync {
         let end = touched_end(offsets, &range);
         let mut part = self.run(job, integrand, generator, edges, offsets, range)?;
         let at = dest_offset(from, dest.len(), part.first_cube..end)?;
+        // A runner's part holds the hypercubes its range touches, and may hold zero ones after
+        // them (the CPU's holds all): they are dropped with the rest after `at`.
         let Some(ours) = part.cubes.get(at..at + dest.len()) else {
-            return Err(Error::invalid(
-                "hypercubes",
-                format!("..{end}"),
-                format!("inside the part's {:?}", part.cube_range()),
-            ));
+            let held = part.cube_range();
+            return Err(Error::invalid("hypercubes", format!("..{end}"), format!("the runner's part, {held:?}")));
         };
         dest.copy_from_slice(ours);
         part.cubes.truncate(at);
@@ -98,8 +97,8 @@ pub fn dest_offset(from: u64, dest_words: usize, touched: Range<u64>) -> Result<
     }
     Err(Error::invalid(
         "hypercubes",
-        format!("{from}.. ({dest_words} words)"),
-        format!("hypercubes {from}..{} ({} words each) of a part that holds {:?}", touched.end, words, touched),
+        format!("from {from} in {dest_words} words"),
+        format!("a first hypercube in {}..={} and {words} words for each up to {}", touched.start, touched.end, touched.end),
     ))
 }
 
@@ -1316,6 +1315,55 @@ mod tests {
         assert!(part.cubes[..c0 as usize * 6].iter().chain(&part.cubes[(c1 as usize + 1) * 6..]).all(|&w| w == 0));
         assert_eq!(split(&[1.0], 100..700), part);
         assert_eq!(split(&[1.0], 0..points), whole);
+    }
+
+    #[test]
+    fn run_into_takes_exactly_the_touched_hypercubes() {
+        // `dest_offset`: a destination from hypercube 5 of a part holding 3..9 is 4 hypercubes
+        // long and starts 2 hypercubes in; empty at the end; anything else is refused.
+        assert_eq!(dest_offset(5, 24, 3..9).unwrap(), 12);
+        assert_eq!(dest_offset(9, 0, 3..9).unwrap(), 36);
+        assert_eq!(dest_offset(3, 36, 3..9).unwrap(), 0);
+        for (from, words) in [(5, 18), (5, 30), (2, 42), (10, 0), (9, 6), (5, 25)] {
+            let e = dest_offset(from, words, 3..9).unwrap_err().to_string();
+            assert!(e.contains("hypercubes") && e.contains("3..=9"), "{from}, {words}: {e}");
+        }
+        // The CPU runner (the trait's default): the last hypercubes go to `dest`, the rest stay
+        // in the part, together the sums of `run`; a destination one hypercube short (which the
+        // runner once filled silently, dropping the rest) is an error.
+        let is = IntegrandSpec::new(Family::Gaussian, 2).unwrap();
+        let p = is.params();
+        let offsets = allocate(16, 400, None);
+        let job = VegasJob {
+            seed: 5,
+            first_stream: 0,
+            points: *offsets.last().unwrap(),
+            cubes: 16,
+            dim: 2,
+            bins: 4,
+            strata: 4,
+            scale_exp: 0,
+            bin_frac_bits: plan_bin_frac_bits(&offsets),
+            reserved: 0,
+        };
+        let edges: Vec<f64> = (0..2).flat_map(|_| (0..=4).map(|i| i as f64 / 4.0)).collect();
+        let cpu = CpuExecutor::new(Some(2)).unwrap();
+        let (f, g) = (Integrand::Builtin(&p), GeneratorKind::Philox4x32x10);
+        let range = 30..300;
+        let whole = cpu.run(&job, &f, g, &edges, &offsets, range.clone()).unwrap().into_full(16);
+        let (first, end) = (vegas::cube_of(&offsets, 30), touched_end(&offsets, &range));
+        assert!(first > 0 && end < 16, "the range touches hypercubes {first}..{end}");
+        let from = first + 2;
+        let mut dest = vec![0u64; (end - from) as usize * vegas::CUBE_WORDS];
+        let part = cpu.run_into(&job, &f, g, &edges, &offsets, range.clone(), from, &mut dest).unwrap();
+        assert_eq!(part.cube_range().end, from);
+        let mut together = part.into_full(16);
+        let at = from as usize * vegas::CUBE_WORDS;
+        together.cubes[at..at + dest.len()].copy_from_slice(&dest);
+        assert_eq!(together, whole);
+        let mut short = vec![0u64; dest.len() - vegas::CUBE_WORDS];
+        let e = cpu.run_into(&job, &f, g, &edges, &offsets, range, from, &mut short).unwrap_err().to_string();
+        assert!(e.contains("hypercubes"), "{e}");
     }
 
     #[test]

@@ -248,7 +248,12 @@ impl VegasRunner for MpiRunner<'_> {
         // Every rank reduces (a collective) before any checks its destination.
         let stats = self.reduce(job, integrand, generator, edges, offsets, range, &mut scratch)?;
         let at = dest_offset(from, dest.len(), 0..end)?;
-        dest.copy_from_slice(&scratch.cubes[at..at + dest.len()]);
+        // `scratch` holds every hypercube (`reduce` fills them all), so `at..` covers `dest`.
+        let Some(ours) = scratch.cubes.get(at..at + dest.len()) else {
+            let held = scratch.cubes.len() / vegas::CUBE_WORDS;
+            return Err(Error::invalid("hypercubes", format!("..{end}"), format!("the {held} the reduced sums hold")));
+        };
+        dest.copy_from_slice(ours);
         Ok(VegasSums { first_cube: 0, cubes: scratch.cubes[..at].to_vec(), bins: scratch.bins.clone(), stats })
     }
 }
