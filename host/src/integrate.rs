@@ -851,7 +851,8 @@ impl VegasRunner for crate::backend::cpu::CpuExecutor {
 
 /// The bins' fixed point for a plan ([`vegas::bin_frac_bits`] of its smallest hypercube).
 pub fn plan_bin_frac_bits(offsets: &[u64]) -> u32 {
-    vegas::bin_frac_bits(offsets.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(1))
+    // `u64::MAX` (no hypercube) and a decreasing plan (`None`) both count as one point.
+    vegas::bin_frac_bits(fewest_points(offsets).filter(|&n| n != u64::MAX).unwrap_or(1))
 }
 
 /// The fewest points of a hypercube of the plan (`u64::MAX` for none), or `None` when the

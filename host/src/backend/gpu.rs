@@ -1635,11 +1635,7 @@ impl crate::integrate::VegasRunner for GpuExecutor {
         offsets: &[u64],
         range: Range<u64>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
-        match integrand {
-            crate::integrate::Integrand::Builtin(p) => self.vegas(job, p, generator, edges, offsets, range, None),
-            crate::integrate::Integrand::Compiled(c) => self.vegas_compiled(job, c, generator, edges, offsets, range),
-            crate::integrate::Integrand::Closure(_) => Err(closure_on_gpu()),
-        }
+        self.integrand_into(job, integrand, generator, edges, offsets, range, None)
     }
 
     fn run_into(
@@ -1654,7 +1650,24 @@ impl crate::integrate::VegasRunner for GpuExecutor {
         dest: &mut [u64],
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
         // Straight from the page-locked buffer into `dest`: no copy of the part in between.
-        let into = Some(CubesInto { from, dest });
+        self.integrand_into(job, integrand, generator, edges, offsets, range, Some(CubesInto { from, dest }))
+    }
+}
+
+impl GpuExecutor {
+    /// The runner's work for either integrand the GPU takes, the hypercubes of `into` (if any)
+    /// written straight to its slice.
+    #[allow(clippy::too_many_arguments)]
+    fn integrand_into(
+        &self,
+        job: &warpmc_kernels::vegas::VegasJob,
+        integrand: &crate::integrate::Integrand<'_>,
+        generator: GeneratorKind,
+        edges: &[f64],
+        offsets: &[u64],
+        range: Range<u64>,
+        into: Option<CubesInto<'_>>,
+    ) -> Result<warpmc_kernels::vegas::VegasSums> {
         match integrand {
             crate::integrate::Integrand::Builtin(p) => {
                 self.vegas_into(job, p, generator, edges, offsets, range, None, into)
