@@ -1409,7 +1409,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 /// short of warps; with several, a multiprocessor starts a new block as each ends. More blocks
 /// also flush more block copies of the bins to the same words of global memory, so the gain
 /// stops: on an H200 (2026-11-28, d = 8, 2^26 points, the kernels of then) 3 to 6 waves ran
-/// the kernel 11-14% faster than one, 8 and 16 slower than 6 (BENCHMARKS.md).
+/// the kernel 8-14% faster than one, 8 and 16 slower than 6 (BENCHMARKS.md).
 const VEGAS_WAVES: u64 = 4;
 
 /// Largest dynamic shared memory a launch takes without opting in (the bins' block copy).
