@@ -1642,46 +1642,94 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
     first: u64,
     end: u64,
 ) {
-    use crate::platform::nvptx::{global_atomic_add_u64, global_atomic_max_u64, shared_load_u64, shared_store_u64};
     let (gtid, threads) = grid_position();
-    // SAFETY: reading special registers has no preconditions.
-    let (tid, bdim) = unsafe { (_thread_idx_x() as usize, _block_dim_x() as usize) };
     let dim = (job.dim as usize).clamp(1, vegas::MAX_DIM);
-    let all_bins = dim * job.bins as usize;
-    let shared_words = all_bins * vegas::SHARED_BIN_BYTES / 8;
-    let shared_bins = shared_bins != 0;
-    if shared_bins {
-        let mut i = tid;
-        while i < shared_words {
-            // SAFETY: the host gave the block `all_bins SHARED_BIN_BYTES` bytes of shared memory.
-            unsafe { shared_store_u64(shared_address(i as u32 * 8), 0) };
-            i += bdim;
-        }
-        // SAFETY: every thread of the block reaches it once.
-        unsafe { _syncthreads() };
-    }
+    // SAFETY: forwarded contract; the block's shared memory is the bins' alone.
+    let (mut sink, shared) = unsafe { open_vegas_block(&job, cubes, bins, shared_bins, 0) };
     let end = end.min(job.points);
     let per = (end - first.min(end)).div_ceil(threads.max(1));
     let mine = (first + gtid * per).min(end);
     let (first, end) = (mine, (mine + per).min(end));
     // SAFETY: the kernel's contract gives the lengths.
-    let (edges, offsets) = unsafe {
+    let (edges, offsets) = unsafe { vegas_tables(&job, dim, edges, offsets) };
+    vegas::run_points::<G, F, _>(&job, f, edges, offsets, first, end, &mut sink);
+    // SAFETY: forwarded contract; every thread of the block reaches it once.
+    unsafe { close_vegas_block(&job, &sink, bins, stats, shared) };
+}
+
+/// The grid and the plan of `job` as slices.
+///
+/// # Safety
+/// `edges` holds `dim (bins + 1)` values and `offsets` `cubes + 1`.
+#[inline(always)]
+unsafe fn vegas_tables<'a>(
+    job: &vegas::VegasJob,
+    dim: usize,
+    edges: *const f64,
+    offsets: *const u64,
+) -> (&'a [f64], &'a [u64]) {
+    // SAFETY: the caller's contract.
+    unsafe {
         (
             core::slice::from_raw_parts(edges, dim * (job.bins as usize + 1)),
             core::slice::from_raw_parts(offsets, job.cubes as usize + 1),
         )
-    };
-    let mut sink = GpuVegasSink {
+    }
+}
+
+/// A VEGAS block's start: its sink, with the bins in the block's dynamic shared memory from byte
+/// `shared_from` on (zeroed here) when `shared_bins != 0`; returns whether they are.
+///
+/// # Safety
+/// Every thread of the block calls it once; with `shared_bins`, the block has `shared_from +
+/// dim bins SHARED_BIN_BYTES` bytes of dynamic shared memory, the bins' part used by nothing else.
+#[inline(always)]
+unsafe fn open_vegas_block(
+    job: &vegas::VegasJob,
+    cubes: *mut u64,
+    bins: *mut u64,
+    shared_bins: u32,
+    shared_from: u32,
+) -> (GpuVegasSink, bool) {
+    use crate::platform::nvptx::shared_store_u64;
+    // SAFETY: reading special registers has no preconditions.
+    let (tid, bdim) = unsafe { (_thread_idx_x() as usize, _block_dim_x() as usize) };
+    let dim = (job.dim as usize).clamp(1, vegas::MAX_DIM);
+    let shared_words = dim * job.bins as usize * vegas::SHARED_BIN_BYTES / 8;
+    let shared_bins = shared_bins != 0;
+    let shared_base = shared_address(shared_from);
+    if shared_bins {
+        let mut i = tid;
+        while i < shared_words {
+            // SAFETY: inside the bins' part of the block's shared memory (the caller's contract).
+            unsafe { shared_store_u64(shared_base + i as u32 * 8, 0) };
+            i += bdim;
+        }
+        // SAFETY: every thread of the block reaches it once.
+        unsafe { _syncthreads() };
+    }
+    let sink = GpuVegasSink {
         cubes,
         bins,
         bins_per_axis: job.bins,
         shared_bins,
-        shared_base: shared_address(0),
+        shared_base,
         max: 0,
         out_of_range: 0,
         not_finite: 0,
     };
-    vegas::run_points::<G, F, _>(&job, f, edges, offsets, first, end, &mut sink);
+    (sink, shared_bins)
+}
+
+/// A VEGAS block's end: the thread's statistics to `stats`, then (after the block's barrier) the
+/// block's shared bins to `bins`.
+///
+/// # Safety
+/// Every thread of the block calls it once, after [`open_vegas_block`] gave `sink` and `shared`;
+/// `stats` holds STAT_WORDS words, `bins` BIN_WORDS words per bin of every axis.
+#[inline(always)]
+unsafe fn close_vegas_block(job: &vegas::VegasJob, sink: &GpuVegasSink, bins: *mut u64, stats: *mut u64, shared: bool) {
+    use crate::platform::nvptx::{global_atomic_add_u64, global_atomic_max_u64, shared_load_u64};
     // SAFETY: `stats` holds STAT_WORDS words.
     unsafe {
         if sink.max != 0 {
@@ -1694,20 +1742,112 @@ pub unsafe fn vegas_points<G: Generator, F: vegas::Integrand + ?Sized>(
             global_atomic_add_u64(stats.add(2), sink.not_finite);
         }
     }
-    if shared_bins {
+    if shared {
+        // SAFETY: reading special registers has no preconditions.
+        let (tid, bdim) = unsafe { (_thread_idx_x() as usize, _block_dim_x() as usize) };
+        let all_bins = (job.dim as usize).clamp(1, vegas::MAX_DIM) * job.bins as usize;
         // SAFETY: every thread of the block reaches it once.
         unsafe { _syncthreads() };
         let mut b = tid;
         while b < all_bins {
             // SAFETY: inside the block's shared bins; `bins` holds BIN_WORDS words per bin.
             unsafe {
-                let a = shared_address((b * vegas::SHARED_BIN_BYTES) as u32);
+                let a = sink.shared_base + (b * vegas::SHARED_BIN_BYTES) as u32;
                 let w = [shared_load_u64(a), shared_load_u64(a + 8), 0];
                 atomic_add_192(bins.add(b * vegas::BIN_WORDS), w);
             }
             b += bdim;
         }
     }
+}
+
+/// [`vegas_points`] for a collective generator (the warp generators): the points in tiles
+/// (`vegas::TILE_ROUNDS`), each warp a contiguous share of the tiles touched by `first..end`,
+/// its lane `l` taking point `32 r + l` of each round `r` of a tile, all 32 lanes drawing in
+/// lockstep (a lane whose point is outside `first..end` draws and discards its words). A warp
+/// sets up its first tile's warp state by the table jumps of its number and each next tile's
+/// by one jump from the previous tile's start. The warps' states take the first
+/// `blockDim SHARED_BYTES_PER_THREAD` bytes of the block's shared memory, the bins follow.
+///
+/// # Safety
+/// As [`vegas_points`], and the block is a multiple of 32 threads with `blockDim
+/// G::SHARED_BYTES_PER_THREAD` bytes of dynamic shared memory before the bins.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn vegas_collective_points<G: crate::rng::Collective, F: vegas::Integrand + ?Sized>(
+    job: vegas::VegasJob,
+    f: &F,
+    edges: *const f64,
+    offsets: *const u64,
+    cubes: *mut u64,
+    bins: *mut u64,
+    stats: *mut u64,
+    shared_bins: u32,
+    first: u64,
+    end: u64,
+) {
+    use crate::rng::Uniform32;
+    use vegas::{TILE_POINTS, TILE_ROUNDS};
+    let (gtid, threads) = grid_position();
+    // SAFETY: reading special registers has no preconditions.
+    let bdim = unsafe { _block_dim_x() };
+    let dim = (job.dim as usize).clamp(1, vegas::MAX_DIM);
+    let lane_bytes = bdim * G::SHARED_BYTES_PER_THREAD;
+    // SAFETY: forwarded contract; the bins follow the warps' states.
+    let (mut sink, shared) = unsafe { open_vegas_block(&job, cubes, bins, shared_bins, lane_bytes) };
+    let end = end.min(job.points);
+    let first = first.min(end);
+    let (t0, t1) = if first < end { (first / TILE_POINTS, (end - 1) / TILE_POINTS + 1) } else { (0, 0) };
+    let warps = (threads / 32).max(1);
+    let per = (t1 - t0).div_ceil(warps);
+    let ta = (t0 + (gtid / 32) * per).min(t1);
+    let tb = (ta + per).min(t1);
+    if ta < tb {
+        // The same in all 32 lanes (`ta`, `tb` depend on the warp only): they draw together.
+        // SAFETY: the kernel's contract gives the lengths.
+        let (edges, offsets) = unsafe { vegas_tables(&job, dim, edges, offsets) };
+        let lane = crate::platform::nvptx::lane_id() as u64;
+        let words = 2 * dim as u64;
+        let scale = vegas::pow2_neg(job.scale_exp);
+        let bin_scale = vegas::bin_scale(&job);
+        let mut x = [0.0f64; vegas::MAX_DIM];
+        let mut bin = [0u16; vegas::MAX_DIM];
+        let mut walk = vegas::CubeWalk::at(offsets, first.max(ta * TILE_POINTS), job.strata, dim);
+        // SAFETY: all 32 lanes are here with the same arguments.
+        let mut word = unsafe { G::init_word(job.seed, vegas::tile_warp(&job, ta)) };
+        let mut t = ta;
+        loop {
+            let base = t * TILE_POINTS;
+            let r0 = (first.max(base) - base) / 32;
+            let r1 = (end.min(base + TILE_POINTS) - base).div_ceil(32);
+            // SAFETY: all 32 lanes are here together.
+            let mut rng = unsafe { G::lane(word) };
+            for _ in 0..r0 * words {
+                rng.next_u32();
+            }
+            for r in r0..r1 {
+                let k = base + 32 * r + lane;
+                let active = k >= first && k < end;
+                if active {
+                    walk.reach(offsets, k, dim, &mut sink);
+                }
+                // Every lane draws its point's words, in or out of the range.
+                let jac = vegas::map_point_from(&job, edges, walk.digits(), &mut rng, &mut x, &mut bin);
+                if active {
+                    walk.add(f.eval(&x[..dim]) * jac * scale, &bin[..dim], bin_scale, &mut sink);
+                }
+            }
+            t += 1;
+            if t >= tb {
+                break;
+            }
+            // SAFETY: as above; `word` is still the finished tile's first state.
+            word = unsafe { G::jump_word(word, TILE_ROUNDS) };
+        }
+        walk.finish(&mut sink);
+    }
+    // SAFETY: forwarded contract; every thread of the block reaches it once.
+    unsafe { close_vegas_block(&job, &sink, bins, stats, shared) };
 }
 
 /// The grid's overhead made visible (the benchmark's baseline): points `first..end` of `job`
@@ -1876,6 +2016,27 @@ macro_rules! generator_kernels_of {
             }
 
             dist_kernels_collective!($id);
+
+            #[unsafe(export_name = concat!("vegas__", stringify!($id)))]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn vegas(
+                job: crate::vegas::VegasJob,
+                params: *const crate::vegas::IntegrandParams,
+                edges: *const f64,
+                offsets: *const u64,
+                cubes: *mut u64,
+                bins: *mut u64,
+                stats: *mut u64,
+                shared_bins: u32,
+                first: u64,
+                end: u64,
+            ) {
+                // SAFETY: the host sizes the buffers and the shared memory as
+                // `vegas_collective_points` documents; `params` points to one value.
+                unsafe {
+                    vegas_collective_points::<G, _>(job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end)
+                }
+            }
 
             #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_u32(

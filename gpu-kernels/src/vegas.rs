@@ -6,7 +6,9 @@
 //!   points `offsets[h] .. offsets[h + 1]` of the iteration (the host allocates them);
 //! - point `k` draws its `d` coordinates inside its hypercube from stream `first_stream + k` of
 //!   `seed` (two words per coordinate, a 53-bit uniform in `(0, 1]`), so a point's value does not
-//!   depend on which thread, block, device or process evaluates it;
+//!   depend on which thread, block, device or process evaluates it. A collective generator (the
+//!   warp generators, `Generator::LANES = 32`) is drawn in tiles instead ([`TILE_ROUNDS`]): its
+//!   streams cost a jump each to set up, and its 32 lanes must draw together on the GPU;
 //! - each `y_j` is mapped to `x_j` through axis `j`'s adaptive grid (`bins` increments with
 //!   edges `edges[j (bins + 1) ..]`, piecewise linear), with Jacobian `J = Π bins Δx_j`;
 //! - `v = f(x) J 2^-s` (`s` = `scale_exp`, a power of two chosen by the host so that `|v| < 2^31`)
@@ -26,7 +28,7 @@
 use crate::accum::{ExactSum, MAX_ABS, to_fixed64};
 use crate::convert::u32_pair_to_unit_f64;
 use crate::math64::{exp_f64, sincos_turn_f64};
-use crate::rng::Generator;
+use crate::rng::{Generator, Uniform32};
 
 /// Most dimensions.
 pub const MAX_DIM: usize = 32;
@@ -51,6 +53,27 @@ pub const BIN_WORDS: usize = 3;
 pub const SHARED_BIN_BYTES: usize = 16;
 /// Words of the statistics block: `[max |v| bits, values out of range, values not finite]`.
 pub const STAT_WORDS: usize = 3;
+
+/// Rounds of a collective generator's tile. For a generator whose streams are the lanes of a
+/// shared warp state (`Generator::LANES = 32`: setting one up is a 1024-step polynomial jump per
+/// hexadecimal digit of its warp number, where a point draws `2 d` words), the iteration's points
+/// are cut into tiles of [`TILE_POINTS`] = 32 lanes x `TILE_ROUNDS` rounds: point `k` is lane
+/// `l = k mod 32` of round `r = (k mod TILE_POINTS) / 32` of tile `t = k / TILE_POINTS`, and draws
+/// words `2 d r .. 2 d (r + 1)` of stream `32 (tile_warp(job, 0) + t) + l` ([`tile_warp`]). The
+/// 32 points of a round are then the 32 lanes of one warp drawing in lockstep, and a warp sets
+/// up one warp state per 32768 points (one table jump from the previous tile's). A point's
+/// coordinates still depend only on the seed, the iteration and `k`.
+pub const TILE_ROUNDS: u64 = 1024;
+/// Points of a collective generator's tile.
+pub const TILE_POINTS: u64 = 32 * TILE_ROUNDS;
+
+/// The warp state of tile `t` of `job` for a collective generator: `ceil(first_stream / 32) + t`.
+/// The iterations' first streams grow by their point counts, and a tile of 32768 points takes one
+/// warp state (32 streams), so the warp states of different iterations do not meet.
+#[inline(always)]
+pub fn tile_warp(job: &VegasJob, t: u64) -> u64 {
+    job.first_stream.div_ceil(32) + t
+}
 
 /// The integrand families, by number (`IntegrandParams::family`).
 pub mod family {
@@ -419,7 +442,7 @@ impl CubeDigits {
 /// a counter-based generator, with no bookkeeping of a partly used block). The same words as
 /// two `next_u32` calls an axis.
 #[inline(always)]
-pub fn axis_uniforms<G: Generator>(rng: &mut G, d: usize, mut each: impl FnMut(usize, f64)) {
+pub fn axis_uniforms<U: Uniform32>(rng: &mut U, d: usize, mut each: impl FnMut(usize, f64)) {
     let mut j = 0;
     while j + 1 < d {
         let [a, b, c, e] = rng.next_u32x4();
@@ -445,7 +468,19 @@ pub fn map_point<G: Generator>(
     x: &mut [f64; MAX_DIM],
     bin: &mut [u16; MAX_DIM],
 ) -> f64 {
-    let mut rng = G::stream(job.seed, job.first_stream + k);
+    map_point_from(job, edges, digits, &mut G::stream(job.seed, job.first_stream + k), x, bin)
+}
+
+/// [`map_point`] with the point's words drawn from `rng` (`2 dim` words, [`axis_uniforms`]).
+#[inline(always)]
+pub fn map_point_from<U: Uniform32>(
+    job: &VegasJob,
+    edges: &[f64],
+    digits: &CubeDigits,
+    rng: &mut U,
+    x: &mut [f64; MAX_DIM],
+    bin: &mut [u16; MAX_DIM],
+) -> f64 {
     let d = (job.dim as usize).min(MAX_DIM);
     let bins = job.bins;
     let nb = bins as f64;
@@ -453,7 +488,7 @@ pub fn map_point<G: Generator>(
     // 32-bit index arithmetic: `dim (bins + 1) <= 32 * 513`.
     let stride = bins + 1;
     let mut jac = 1.0;
-    axis_uniforms(&mut rng, d, |j, u| {
+    axis_uniforms(rng, d, |j, u| {
         let y = (digits.get(j) as f64 + u) * inv_ns;
         let t = y * nb; // in [0, bins (1 + 2^-52)]: finite and not negative
         let i = crate::platform::f64_to_u32(t).min(bins.wrapping_sub(1));
@@ -469,8 +504,99 @@ pub fn map_point<G: Generator>(
     jac
 }
 
+/// A thread's walk through the hypercubes of its points, in increasing order: the current
+/// hypercube, where its points end, and the exact sums of the run of its points seen so far,
+/// sent to the sink as one run when the walk leaves it.
+#[derive(Clone, Copy)]
+pub struct CubeWalk {
+    h: u64,
+    next: u64,
+    inv_n: f64,
+    digits: CubeDigits,
+    sum: ExactSum,
+    sum_sq: ExactSum,
+}
+
+impl CubeWalk {
+    /// At the hypercube of point `k` (a binary search), with empty sums.
+    #[inline(always)]
+    pub fn at(offsets: &[u64], k: u64, strata: u32, d: usize) -> Self {
+        let h = cube_of(offsets, k);
+        let next = offset(offsets, h + 1);
+        Self {
+            h,
+            next,
+            inv_n: 1.0 / next.wrapping_sub(offset(offsets, h)) as f64,
+            digits: CubeDigits::of(h, strata, d),
+            sum: ExactSum::ZERO,
+            sum_sq: ExactSum::ZERO,
+        }
+    }
+
+    /// The current hypercube's digits.
+    #[inline(always)]
+    pub fn digits(&self) -> &CubeDigits {
+        &self.digits
+    }
+
+    /// Move on to the hypercube of point `k` (at or after the current one's points), sending
+    /// the current run's sums when it is left.
+    #[inline(always)]
+    pub fn reach<S: Sink>(&mut self, offsets: &[u64], k: u64, d: usize, sink: &mut S) {
+        if k >= self.next {
+            sink.cube(self.h, &self.sum, &self.sum_sq);
+            self.sum = ExactSum::ZERO;
+            self.sum_sq = ExactSum::ZERO;
+            while k >= self.next {
+                self.h += 1;
+                self.digits.advance(d);
+                let start = self.next;
+                self.next = offset(offsets, self.h + 1);
+                self.inv_n = 1.0 / self.next.wrapping_sub(start) as f64;
+            }
+        }
+    }
+
+    /// Add a point's value `v` (its bins `bin`; `bin_scale = 2^F`) to the current hypercube's
+    /// sums and to the bins, and its size to the statistics.
+    #[inline(always)]
+    pub fn add<S: Sink>(&mut self, v: f64, bin: &[u16], bin_scale: f64, sink: &mut S) {
+        let mag = v.abs();
+        if !(mag < MAX_ABS) {
+            // A finite value out of range still reports its size (the host rescales from it).
+            let finite = v.is_finite();
+            sink.value(if finite { mag.to_bits() } else { 0 }, finite, !finite);
+        } else {
+            sink.value(mag.to_bits(), false, false);
+            let sq = v * v;
+            // In range, `|v| < 2^31` and `v² < 2^62`: no conversion fails.
+            self.sum.add_fixed(to_fixed64(v).unwrap_or(0));
+            self.sum_sq.add_fixed(to_fixed64(sq).unwrap_or(0));
+            let w = bin_quantum(sq * self.inv_n, bin_scale);
+            if w != 0 {
+                for (j, &b) in bin.iter().enumerate() {
+                    sink.bin(j, b as u32, w);
+                }
+            }
+        }
+    }
+
+    /// Send the current run's sums.
+    #[inline(always)]
+    pub fn finish<S: Sink>(&self, sink: &mut S) {
+        sink.cube(self.h, &self.sum, &self.sum_sq);
+    }
+}
+
+/// `2^F` for the bins' quanta of `job` ([`bin_quantum`]).
+#[inline(always)]
+pub fn bin_scale(job: &VegasJob) -> f64 {
+    pow2_neg(-(job.bin_frac_bits.min(66) as i32))
+}
+
 /// Evaluate points `first..end` of the iteration (all inside `0..job.points`) and send their
-/// sums to `sink`. `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1`.
+/// sums to `sink`. `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1`. A collective
+/// generator's points are drawn in tiles ([`TILE_ROUNDS`]).
 #[inline(always)]
 pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
     job: &VegasJob,
@@ -484,54 +610,69 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
     if first >= end {
         return;
     }
+    if G::LANES > 1 {
+        return run_tiled::<G, F, S>(job, f, edges, offsets, first, end, sink);
+    }
     let d = (job.dim as usize).min(MAX_DIM);
     let scale = pow2_neg(job.scale_exp);
-    let bin_scale = pow2_neg(-(job.bin_frac_bits.min(66) as i32));
-    let mut h = cube_of(offsets, first);
-    let mut next = offset(offsets, h + 1);
-    let mut inv_n = 1.0 / next.wrapping_sub(offset(offsets, h)) as f64;
-    let mut digits = CubeDigits::of(h, job.strata, d);
-    let mut sum = ExactSum::ZERO;
-    let mut sum_sq = ExactSum::ZERO;
+    let bin_scale = bin_scale(job);
+    let mut walk = CubeWalk::at(offsets, first, job.strata, d);
     let mut x = [0.0f64; MAX_DIM];
     let mut bin = [0u16; MAX_DIM];
     let mut k = first;
     while k < end {
-        if k >= next {
-            sink.cube(h, &sum, &sum_sq);
-            sum = ExactSum::ZERO;
-            sum_sq = ExactSum::ZERO;
-            while k >= next {
-                h += 1;
-                digits.advance(d);
-                let start = next;
-                next = offset(offsets, h + 1);
-                inv_n = 1.0 / next.wrapping_sub(start) as f64;
-            }
-        }
-        let jac = map_point::<G>(job, edges, &digits, k, &mut x, &mut bin);
-        let v = f.eval(&x[..d]) * jac * scale;
-        let mag = v.abs();
-        if !(mag < MAX_ABS) {
-            // A finite value out of range still reports its size (the host rescales from it).
-            let finite = v.is_finite();
-            sink.value(if finite { mag.to_bits() } else { 0 }, finite, !finite);
-        } else {
-            sink.value(mag.to_bits(), false, false);
-            let sq = v * v;
-            // In range, `|v| < 2^31` and `v² < 2^62`: no conversion fails.
-            sum.add_fixed(to_fixed64(v).unwrap_or(0));
-            sum_sq.add_fixed(to_fixed64(sq).unwrap_or(0));
-            let w = bin_quantum(sq * inv_n, bin_scale);
-            if w != 0 {
-                for (j, &b) in bin[..d].iter().enumerate() {
-                    sink.bin(j, b as u32, w);
+        walk.reach(offsets, k, d, sink);
+        let jac = map_point::<G>(job, edges, &walk.digits, k, &mut x, &mut bin);
+        walk.add(f.eval(&x[..d]) * jac * scale, &bin[..d], bin_scale, sink);
+        k += 1;
+    }
+    walk.finish(sink);
+}
+
+/// [`run_points`] for a collective generator on the CPU: the 32 lanes of each tile as 32 lane
+/// views ([`Generator::stream`]), each advanced past the rounds before the first point taken
+/// from it. The same points, in the same order, as the GPU's warps draw them in lockstep.
+#[inline(always)]
+fn run_tiled<G: Generator, F: Integrand + ?Sized, S: Sink>(
+    job: &VegasJob,
+    f: &F,
+    edges: &[f64],
+    offsets: &[u64],
+    first: u64,
+    end: u64,
+    sink: &mut S,
+) {
+    const L: usize = 32;
+    let d = (job.dim as usize).min(MAX_DIM);
+    let scale = pow2_neg(job.scale_exp);
+    let bin_scale = bin_scale(job);
+    let words = 2 * d as u64;
+    let mut walk = CubeWalk::at(offsets, first, job.strata, d);
+    let mut x = [0.0f64; MAX_DIM];
+    let mut bin = [0u16; MAX_DIM];
+    let mut lanes = [G::stream(job.seed, 32 * tile_warp(job, first / TILE_POINTS)); L];
+    let mut tile = u64::MAX;
+    let mut k = first;
+    while k < end {
+        let t = k / TILE_POINTS;
+        if t != tile {
+            // The tile's lanes, each at the round of its first point from `k` on.
+            tile = t;
+            let pos = k - t * TILE_POINTS;
+            let (round, lane) = (pos / L as u64, pos % L as u64);
+            for (l, g) in lanes.iter_mut().enumerate() {
+                *g = G::stream(job.seed, 32 * tile_warp(job, t) + l as u64);
+                for _ in 0..(round + (l < lane as usize) as u64) * words {
+                    g.next_u32();
                 }
             }
         }
+        walk.reach(offsets, k, d, sink);
+        let jac = map_point_from(job, edges, &walk.digits, &mut lanes[(k % L as u64) as usize], &mut x, &mut bin);
+        walk.add(f.eval(&x[..d]) * jac * scale, &bin[..d], bin_scale, sink);
         k += 1;
     }
-    sink.cube(h, &sum, &sum_sq);
+    walk.finish(sink);
 }
 
 /// The baseline the grid's cost is measured against: points `first..end` at plain uniform
@@ -736,6 +877,61 @@ mod tests {
         total.merge(&parts[2]);
         assert_eq!(total, whole);
         assert!(whole.bins.chunks(3).all(|b| b[2] == 0) && whole.bins.iter().any(|&w| w != 0));
+    }
+
+    /// A collective generator's points come in tiles: point `k` is round `(k mod TILE_POINTS) /
+    /// 32` of lane `k mod 32` of tile `k / TILE_POINTS`'s warp state (its words `2 d r ..` of
+    /// stream `32 tile_warp + lane`), and a range cut anywhere (mid-round, mid-tile) gives the
+    /// same sums as the whole.
+    #[test]
+    fn collective_points_are_drawn_in_tiles() {
+        use crate::rng::{Generator, Uniform32, Warp};
+        use core::cell::RefCell;
+        struct Rec<'a>(&'a RefCell<std::vec::Vec<std::vec::Vec<f64>>>);
+        impl Integrand for Rec<'_> {
+            fn eval(&self, x: &[f64]) -> f64 {
+                self.0.borrow_mut().push(x.to_vec());
+                1.0 + x[0] - 0.5 * x[2]
+            }
+        }
+        let d = 3usize;
+        let points = 2 * TILE_POINTS + 1000;
+        // One hypercube and a uniform grid: x is the point's uniforms themselves.
+        let job = VegasJob { seed: 11, first_stream: 70, points, cubes: 1, dim: 3, bins: 2, strata: 1, scale_exp: 0, bin_frac_bits: 3, reserved: 0 };
+        let edges: std::vec::Vec<f64> = (0..d).flat_map(|_| [0.0, 0.5, 1.0]).collect();
+        let offsets = [0u64, points];
+        let seen = RefCell::new(std::vec::Vec::new());
+        let sums = |first: u64, end: u64| {
+            let mut sink = RangeSink::new(0, 3, 2);
+            run_points::<Warp, _, _>(&job, &Rec(&seen), &edges, &offsets, first, end, &mut sink);
+            VegasSums { first_cube: sink.first_cube, cubes: sink.cubes, bins: sink.bins, stats: sink.stats }
+        };
+        let whole = sums(0, points);
+        let xs = seen.borrow().clone();
+        assert_eq!(xs.len() as u64, points);
+        // Tile warp states start at ceil(70 / 32) = 3.
+        assert_eq!(tile_warp(&job, 2), 5);
+        for k in [0u64, 1, 31, 32, 33, 1000, TILE_POINTS - 1, TILE_POINTS, TILE_POINTS + 77, 2 * TILE_POINTS + 999] {
+            let (t, r, l) = (k / TILE_POINTS, (k % TILE_POINTS) / 32, k % 32);
+            let mut g = Warp::stream(11, 32 * (3 + t) + l);
+            for _ in 0..2 * d as u64 * r {
+                g.next_u32();
+            }
+            let want: std::vec::Vec<f64> = (0..d)
+                .map(|_| {
+                    let (a, b) = (g.next_u32(), g.next_u32());
+                    u32_pair_to_unit_f64(a, b)
+                })
+                .collect();
+            assert_eq!(xs[k as usize], want, "point {k}");
+        }
+        // Cut mid-round, mid-tile and at a tile's end: the parts add up to the whole.
+        let mut total = VegasSums::zeros(1, 3, 2);
+        for (a, b) in [(0, 45), (45, 5000), (5000, TILE_POINTS), (TILE_POINTS, TILE_POINTS + 1), (TILE_POINTS + 1, points)] {
+            total.merge(&sums(a, b));
+        }
+        assert_eq!(total, whole);
+        assert!(whole.cubes.iter().any(|&w| w != 0));
     }
 
     #[test]

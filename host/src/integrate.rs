@@ -6,7 +6,9 @@
 //! 1. **Plan** (host, deterministic): `y` space is cut into `strata^d` hypercubes; hypercube `h`
 //!    gets `n_h = 2 + ⌊(N - 2 cubes) w_h / Σw⌋` points, with `w_h = σ_h^β` from the previous
 //!    iteration (uniform at first). Points are numbered `0..Σn_h`, hypercube by hypercube.
-//! 2. **Sample** (backend): point `k` draws from stream `first_stream + k` of the seed, is mapped
+//! 2. **Sample** (backend): point `k` draws from stream `first_stream + k` of the seed (a warp
+//!    generator's points: from the lanes of one warp state per tile of 32768 points,
+//!    [`warpmc_kernels::vegas::TILE_ROUNDS`]), is mapped
 //!    through the adaptive grid and evaluated ([`warpmc_kernels::vegas::run_points`]); the backend
 //!    returns exact fixed-point sums per hypercube and per grid bin ([`VegasSums`]). The points
 //!    may be split in any way between threads, devices and ranks: integer sums merge exactly.
@@ -905,13 +907,18 @@ fn cpu_sums<F: vegas::Integrand + Sync + ?Sized>(
     range: Range<u64>,
 ) -> VegasSums {
     use rayon::prelude::*;
-    let pieces = (range.end - range.start).div_ceil(CPU_PIECE);
+    // A collective generator's pieces are its tiles (a piece starting inside one would first
+    // draw past the tile's earlier rounds).
+    let piece = if generator.lanes() > 1 { vegas::TILE_POINTS } else { CPU_PIECE };
+    // Pieces at multiples of `piece` (the first and last ones cut by the range).
+    let base = range.start / piece;
+    let pieces = if range.is_empty() { 0 } else { (range.end - 1) / piece + 1 - base };
     let parts: Vec<vegas::RangeSink> = cpu.install(|| {
         (0..pieces)
             .into_par_iter()
             .map(|c| {
-                let first = range.start + c * CPU_PIECE;
-                let end = (first + CPU_PIECE).min(range.end);
+                let first = ((base + c) * piece).max(range.start);
+                let end = ((base + c + 1) * piece).min(range.end);
                 let mut sink = vegas::RangeSink::new(vegas::cube_of(offsets, first), job.dim, job.bins);
                 crate::with_generator!(generator, G => vegas::run_points::<G, F, _>(job, f, edges, offsets, first, end, &mut sink));
                 sink
@@ -1252,13 +1259,18 @@ mod tests {
     #[test]
     fn the_result_is_the_same_bits_for_any_thread_count_and_split() {
         let is = IntegrandSpec::new(Family::Gaussian, 4).unwrap();
-        let spec = small(4);
-        let base = run(&spec, &is, &[1]);
-        for threads in [&[2][..], &[7], &[1, 3], &[2, 2, 1]] {
-            let r = run(&spec, &is, threads);
-            assert_eq!(r.estimate.to_bits(), base.estimate.to_bits(), "{threads:?}");
-            assert_eq!(r.std_error.to_bits(), base.std_error.to_bits(), "{threads:?}");
-            assert_eq!(r.grid, base.grid);
+        // Philox, and a warp generator's tiles (32768 points) cut by the pieces and the splits.
+        for generator in [GeneratorKind::Philox4x32x10, GeneratorKind::Warp] {
+            let spec = IntegrateSpec { generator, ..small(4) };
+            let base = run(&spec, &is, &[1]);
+            for threads in [&[2][..], &[7], &[1, 3], &[2, 2, 1]] {
+                let r = run(&spec, &is, threads);
+                assert_eq!(r.estimate.to_bits(), base.estimate.to_bits(), "{generator:?} {threads:?}");
+                assert_eq!(r.std_error.to_bits(), base.std_error.to_bits(), "{generator:?} {threads:?}");
+                assert_eq!(r.grid, base.grid);
+            }
+            let z = (base.estimate - is.exact()) / base.std_error;
+            assert!(z.abs() < 5.0, "{generator:?}: {} ± {} vs {} (z = {z:.2})", base.estimate, base.std_error, is.exact());
         }
     }
 

@@ -155,6 +155,12 @@ pub trait Collective: Generator {
     /// # Safety
     /// All 32 lanes of the warp call it together with the same arguments.
     unsafe fn init_word(seed: u64, warp: u64) -> u32;
+    /// This lane's word of the warp state `warps` warp states after the one whose word is
+    /// `word` (stream `32 (w + warps) + lane` from stream `32 w + lane`).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together with the same `warps`.
+    unsafe fn jump_word(word: u32, warps: u64) -> u32;
 }
 
 /// A generator whose GPU `init` and fill kernels give each stream a warp

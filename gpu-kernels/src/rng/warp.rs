@@ -303,10 +303,9 @@ pub mod gpu {
     #[inline(always)]
     pub unsafe fn init_word(seed: u64, warp: u64) -> u32 {
         let lane = lane_id();
-        let (qa, qb, zb) = (QA[lane as usize], QB[lane as usize], ZB[lane as usize]);
         let key = [seed as u32, (seed >> 32) as u32];
         let mut j = 0u32;
-        let mut s = loop {
+        let s = loop {
             let w = crate::rng::philox::philox4x32_10([j + lane / 4, 0, 0, WARP_TAG], key);
             let mine = w[(lane % 4) as usize];
             // Whether any lane's word is non-zero (the same answer in every lane).
@@ -323,9 +322,24 @@ pub mod gpu {
             }
             j = j.wrapping_add(LANES as u32 / 4);
         };
+        // SAFETY: the caller's contract.
+        unsafe { jump_word(s, warp) }
+    }
+
+    /// This lane's word of the warp state `warps` warp states (`warps 2^128` steps) after the
+    /// one whose word is `word`: one table jump (a 1024-step polynomial) per non-zero
+    /// hexadecimal digit of `warps`, the state in registers and the taps read by shuffles.
+    ///
+    /// # Safety
+    /// All 32 lanes call it together, with the same `warps`.
+    #[inline(always)]
+    pub unsafe fn jump_word(word: u32, warps: u64) -> u32 {
+        let lane = lane_id();
+        let (qa, qb, zb) = (QA[lane as usize], QB[lane as usize], ZB[lane as usize]);
+        let mut s = word;
         let mut q = 0;
         while q < WARP_JUMP_POSITIONS {
-            let d = ((warp >> (4 * q)) & 15) as usize;
+            let d = ((warps >> (4 * q)) & 15) as usize;
             if d != 0 {
                 let g = &WARP_JUMPS[q][d - 1];
                 let mut r = 0u32;
@@ -421,6 +435,12 @@ pub mod gpu {
         unsafe fn init_word(seed: u64, warp: u64) -> u32 {
             // SAFETY: forwarded contract.
             unsafe { init_word(seed, warp) }
+        }
+
+        #[inline(always)]
+        unsafe fn jump_word(word: u32, warps: u64) -> u32 {
+            // SAFETY: forwarded contract.
+            unsafe { jump_word(word, warps) }
         }
     }
 }

@@ -69,7 +69,7 @@ impl super::Skip for WarpShfl {
 mod gpu {
     use super::*;
     use crate::platform::nvptx::lane_id;
-    use crate::rng::warp::gpu::{init_word, shfl_step};
+    use crate::rng::warp::gpu::{init_word, jump_word, shfl_step};
     use crate::rng::warp_algebra::{QA, QB, ZB};
 
     /// A lane of [`WarpShfl`] on the GPU: its word of the state and its taps, in registers.
@@ -108,6 +108,12 @@ mod gpu {
         unsafe fn init_word(seed: u64, warp: u64) -> u32 {
             // SAFETY: forwarded contract.
             unsafe { init_word(seed, warp) }
+        }
+
+        #[inline(always)]
+        unsafe fn jump_word(word: u32, warps: u64) -> u32 {
+            // SAFETY: forwarded contract.
+            unsafe { jump_word(word, warps) }
         }
     }
 }

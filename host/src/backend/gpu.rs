@@ -1387,7 +1387,7 @@ impl GpuExecutor {
             }
         };
         let params = self.stream.clone_htod(c.params).map_err(gpu_err("copy integrand parameters"))?;
-        self.vegas_launch(&f, job, &params, edges, offsets, range, None, into)
+        self.vegas_launch(&f, generator, job, &params, edges, offsets, range, None, into)
     }
 }
 
@@ -1449,22 +1449,22 @@ impl GpuExecutor {
             return Err(Error::invalid("dim", params.dim, format!("the job's dimension {}", job.dim)));
         }
         let name = format!("vegas__{}", generator.kernel_suffix());
-        let f = self._module.load_function(&name).map_err(|_| {
-            Error::invalid(
-                "generator",
-                generator.name(),
-                "a generator with per-thread streams (the warp generators' collective streams cannot drive the GPU integrator)",
-            )
-        })?;
+        let f = self
+            ._module
+            .load_function(&name)
+            .map_err(|e| Error::Gpu(format!("loading the kernel {name}: {e:?}")))?;
         let params = self.stream.clone_htod(&params_bytes(params)).map_err(gpu_err("copy integrand parameters"))?;
-        self.vegas_launch(&f, job, &params, edges, offsets, range, timing, into)
+        self.vegas_launch(&f, generator, job, &params, edges, offsets, range, timing, into)
     }
 
-    /// Launch a VEGAS kernel (`vegas__<gen>` or a user's `integrand_kernel!`) over `range`.
+    /// Launch a VEGAS kernel (`vegas__<gen>` or a user's `integrand_kernel!`) over `range`;
+    /// `generator` is the kernel's (a collective one's warps keep their states in the block's
+    /// shared memory, before the bins, and take whole tiles of points).
     #[allow(clippy::too_many_arguments)]
     fn vegas_launch(
         &self,
         f: &CudaFunction,
+        generator: GeneratorKind,
         job: &warpmc_kernels::vegas::VegasJob,
         params: &CudaSlice<u8>,
         edges: &[f64],
@@ -1495,10 +1495,19 @@ impl GpuExecutor {
             Some(i) => crate::integrate::dest_offset(i.from, i.dest.len(), first_cube..end_cube)?,
         };
         let cube_words = (first_cube as usize * CUBE_WORDS)..(end_cube as usize * CUBE_WORDS);
-        let shared_bytes = job.dim as usize * job.bins as usize * SHARED_BIN_BYTES;
-        let shared_bins = shared_bytes <= VEGAS_SHARED_LIMIT;
-        let shared = if shared_bins { shared_bytes } else { 0 };
         let block = self.block;
+        // A collective generator's warps: their states first in shared memory (the bins after),
+        // and one warp per tile of points at most.
+        let lane_bytes = self.kernels(generator).shared_per_thread as usize * block as usize;
+        let bin_bytes = job.dim as usize * job.bins as usize * SHARED_BIN_BYTES;
+        let shared_bins = lane_bytes + bin_bytes <= VEGAS_SHARED_LIMIT;
+        let shared = lane_bytes + if shared_bins { bin_bytes } else { 0 };
+        let threads_wanted = if generator.lanes() > 1 {
+            use warpmc_kernels::vegas::TILE_POINTS;
+            32 * ((range.end - 1) / TILE_POINTS + 1 - range.start / TILE_POINTS)
+        } else {
+            range.end - range.start
+        };
         let grid = match self.grid {
             Some(g) => g,
             None => {
@@ -1506,7 +1515,7 @@ impl GpuExecutor {
                     .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
                     .map_err(gpu_err("occupancy"))?;
                 let full = self.sms as u64 * per_sm.max(1) as u64 * VEGAS_WAVES;
-                full.min((range.end - range.start).div_ceil(block as u64)).max(1) as u32
+                full.min(threads_wanted.div_ceil(block as u64)).max(1) as u32
             }
         };
         let mut guard = self.vegas_buffers.lock().unwrap();
@@ -1518,16 +1527,8 @@ impl GpuExecutor {
         grow(stream, &mut buf.stats, STAT_WORDS)?;
         grow(stream, &mut buf.edges, edges.len())?;
         grow(stream, &mut buf.offsets, offsets.len())?;
-        if buf.back.as_ref().is_none_or(|b| b.len() < back_words) {
-            buf.back = None; // free the old one first
-            // SAFETY: the buffer is written by the copies below before it is read.
-            buf.back = Some(
-                unsafe { self.ctx.alloc_pinned_with_flags::<u64>(back_words.next_power_of_two(), 0) }
-                    .map_err(gpu_err("page-locked buffer"))?,
-            );
-        }
-        let (Some(d_cubes), Some(d_bins), Some(d_stats), Some(d_edges), Some(d_offsets), Some(back)) =
-            (&mut buf.cubes, &mut buf.bins, &mut buf.stats, &mut buf.edges, &mut buf.offsets, &mut buf.back)
+        let (Some(d_cubes), Some(d_bins), Some(d_stats), Some(d_edges), Some(d_offsets)) =
+            (&mut buf.cubes, &mut buf.bins, &mut buf.stats, &mut buf.edges, &mut buf.offsets)
         else {
             return Err(Error::Gpu("the integrator's buffers were not allocated".into()));
         };
@@ -1556,8 +1557,9 @@ impl GpuExecutor {
             // `check_job` checked the lengths of the grid and the plan and the range, and the
             // buffers hold at least those lengths (`grow`); `cubes`, `bins` and `stats` hold the
             // words documented there, zeroed where this range's points add to them; the block
-            // has `SHARED_BIN_BYTES` of shared memory per bin when `flag` is set; the block is a multiple
-            // of 32; `params` holds one parameter block of the kernel's integrand.
+            // has the generator's shared bytes per thread (a collective generator's warp states)
+            // and after them `SHARED_BIN_BYTES` per bin when `flag` is set; the block is a
+            // multiple of 32; `params` holds one parameter block of the kernel's integrand.
             unsafe { b.launch(cfg) }.map_err(gpu_err("vegas launch"))?;
             Ok(())
         };
@@ -1565,7 +1567,20 @@ impl GpuExecutor {
             Some(ms) => *ms = self.time_ms(&mut launch)?,
             None => launch()?,
         }
-        // Back through page-locked memory (a plain slice of it: the copies synchronise).
+        // Back through page-locked memory (a plain slice of it: the copies synchronise). A run's
+        // first launch allocates it here, after the launch, while the kernel runs (page-locking
+        // tens of MiB takes the host tens of milliseconds).
+        if buf.back.as_ref().is_none_or(|b| b.len() < back_words) {
+            buf.back = None; // free the old one first
+            // SAFETY: the buffer is written by the copies below before it is read.
+            buf.back = Some(
+                unsafe { self.ctx.alloc_pinned_with_flags::<u64>(back_words.next_power_of_two(), 0) }
+                    .map_err(gpu_err("page-locked buffer"))?,
+            );
+        }
+        let Some(back) = &mut buf.back else {
+            return Err(Error::Gpu("the integrator's page-locked buffer was not allocated".into()));
+        };
         let host = back.as_mut_slice().map_err(gpu_err("page-locked buffer"))?;
         let (h_cubes, rest) = host.split_at_mut(cube_words.len());
         let (h_bins, rest) = rest.split_at_mut(bin_words);
