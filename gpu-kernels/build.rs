@@ -28,8 +28,10 @@ fn main() {
     writeln!(src, "pub const WARP_JUMP_POSITIONS: usize = {POSITIONS};").unwrap();
     writeln!(src, "/// The characteristic polynomial without its `x^1024` term.").unwrap();
     writeln!(src, "pub const WARP_CHARPOLY: [u64; 16] = {:?};", p).unwrap();
+    // A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+    // reads of a const, but would hold a static of this crate only as an undefined `.extern .global`.
     writeln!(src, "/// `WARP_JUMPS[q][d - 1]` is `x^(d 16^q 2^WARP_SPACING_LOG2) mod P` as 32 words.").unwrap();
-    writeln!(src, "pub static WARP_JUMPS: [[[u32; 32]; 15]; {POSITIONS}] = [").unwrap();
+    writeln!(src, "pub const WARP_JUMPS: [[[u32; 32]; 15]; {POSITIONS}] = [").unwrap();
     for row in &table {
         src.push_str("    [\n");
         for poly in row {

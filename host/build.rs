@@ -14,8 +14,9 @@
 //!
 //! The build fails if the pinned toolchain or its rust-src is missing (naming the command that
 //! installs them); if rustc rejects the kernels (repeating rustc's errors, and nothing about
-//! installing); and if the PTX calls any function it does not define (`.extern .func`): such a
-//! module would not load.
+//! installing); if the PTX calls any function it does not define (`.extern .func`): such a
+//! module would not load; and if it declares a global it does not define (`.extern .global` or
+//! `.const`), which would load and read unrelated memory.
 
 use std::env;
 use std::fs;
@@ -334,6 +335,19 @@ fn check_ptx(ptx: &str, path: &Path) {
                 "the PTX calls functions it does not define, so the module would not load:\n{}\n\
              (a function of core or of a dependency was not inlined; see docs/TOOLCHAIN.md)",
                 externs.join("\n")
+            ),
+            None,
+        );
+    }
+    // An undefined global loads without a word from ptxas or the driver, and the kernel then
+    // reads unrelated memory in its place: refuse it here.
+    let globals: Vec<&str> =
+        ptx.lines().filter(|l| l.contains(".extern .global") || l.contains(".extern .const")).collect();
+    if !globals.is_empty() {
+        fail(
+            &format!(
+                "the PTX reads globals it does not define (a `static` of a dependency?):\n{}",
+                globals.join("\n")
             ),
             None,
         );

@@ -1850,6 +1850,66 @@ pub unsafe fn vegas_collective_points<G: crate::rng::Collective, F: vegas::Integ
     unsafe { close_vegas_block(&job, &sink, bins, stats, shared) };
 }
 
+/// A generator's VEGAS kernel body: [`vegas_points`] for a generator with per-thread streams,
+/// [`vegas_collective_points`] for a collective one. A user's `integrand_kernel!` names the
+/// generators its module instantiates, and calls this for each.
+pub trait VegasDraw: Generator {
+    /// The body of a VEGAS kernel with this generator's streams.
+    ///
+    /// # Safety
+    /// As [`vegas_points`] or [`vegas_collective_points`] (the generator's).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn vegas_kernel<F: vegas::Integrand + ?Sized>(
+        job: vegas::VegasJob,
+        f: &F,
+        edges: *const f64,
+        offsets: *const u64,
+        cubes: *mut u64,
+        bins: *mut u64,
+        stats: *mut u64,
+        shared_bins: u32,
+        first: u64,
+        end: u64,
+    );
+}
+
+macro_rules! vegas_draw_impls {
+    ([] $(($G:ident, $id:ident $(, $kind:ident)?)),* $(,)?) => { $(
+        vegas_draw_impl!($G $(, $kind)?);
+    )* };
+}
+
+macro_rules! vegas_draw_impl {
+    ($G:ident, collective) => {
+        vegas_draw_impl!(@with $G, vegas_collective_points);
+    };
+    ($G:ident $(, $kind:ident)?) => {
+        vegas_draw_impl!(@with $G, vegas_points);
+    };
+    (@with $G:ident, $body:ident) => {
+        impl VegasDraw for crate::rng::$G {
+            #[inline(always)]
+            unsafe fn vegas_kernel<F: vegas::Integrand + ?Sized>(
+                job: vegas::VegasJob,
+                f: &F,
+                edges: *const f64,
+                offsets: *const u64,
+                cubes: *mut u64,
+                bins: *mut u64,
+                stats: *mut u64,
+                shared_bins: u32,
+                first: u64,
+                end: u64,
+            ) {
+                // SAFETY: forwarded contract.
+                unsafe { $body::<Self, F>(job, f, edges, offsets, cubes, bins, stats, shared_bins, first, end) }
+            }
+        }
+    };
+}
+
+crate::for_each_generator!(vegas_draw_impls);
+
 /// The grid's overhead made visible (the benchmark's baseline): points `first..end` of `job`
 /// evaluated by `vegas::plain_points` with Philox4x32-10, each thread a contiguous share, its
 /// `(Σv, Σv²)` added atomically to `sums[0..6]` and its count of values out of range to
@@ -1898,6 +1958,33 @@ pub unsafe extern "ptx-kernel" fn vegas_plain(
 /// `fill_*` take lane words aligned to 32 (see `init_collective` and `fill_collective`):
 /// - `init(words, seed, first_lane, lanes)`;
 /// - `fill_*(out, len, words, streams, pad, lanes)`.
+/// The built-in integrands' VEGAS kernel `vegas__<id>` of the generator `G` in scope
+/// ([`VegasDraw`]: per-thread streams or the collective form).
+macro_rules! vegas_kernel {
+    ($id:ident) => {
+        #[unsafe(export_name = concat!("vegas__", stringify!($id)))]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn vegas(
+            job: crate::vegas::VegasJob,
+            params: *const crate::vegas::IntegrandParams,
+            edges: *const f64,
+            offsets: *const u64,
+            cubes: *mut u64,
+            bins: *mut u64,
+            stats: *mut u64,
+            shared_bins: u32,
+            first: u64,
+            end: u64,
+        ) {
+            // SAFETY: the host sizes the buffers and the shared memory as the generator's
+            // `VegasDraw::vegas_kernel` documents; `params` points to one value.
+            unsafe {
+                <G as VegasDraw>::vegas_kernel::<_>(job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end)
+            }
+        }
+    };
+}
+
 macro_rules! generator_kernels {
     ([] $(($G:ident, $id:ident $(, $kind:ident)?)),* $(,)?) => { $(
         generator_kernels_of!($G, $id $(, $kind)?);
@@ -1984,24 +2071,7 @@ macro_rules! generator_kernels_of {
 
             basket_kernels!($id, basket_states);
 
-            #[unsafe(export_name = concat!("vegas__", stringify!($id)))]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn vegas(
-                job: crate::vegas::VegasJob,
-                params: *const crate::vegas::IntegrandParams,
-                edges: *const f64,
-                offsets: *const u64,
-                cubes: *mut u64,
-                bins: *mut u64,
-                stats: *mut u64,
-                shared_bins: u32,
-                first: u64,
-                end: u64,
-            ) {
-                // SAFETY: the host sizes the buffers as `vegas_points` documents; `params` points
-                // to one value.
-                unsafe { vegas_points::<G, _>(job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end) }
-            }
+            vegas_kernel!($id);
         }
     };
     ($G:ident, $id:ident, collective) => {
@@ -2017,26 +2087,8 @@ macro_rules! generator_kernels_of {
 
             dist_kernels_collective!($id);
 
-            #[unsafe(export_name = concat!("vegas__", stringify!($id)))]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn vegas(
-                job: crate::vegas::VegasJob,
-                params: *const crate::vegas::IntegrandParams,
-                edges: *const f64,
-                offsets: *const u64,
-                cubes: *mut u64,
-                bins: *mut u64,
-                stats: *mut u64,
-                shared_bins: u32,
-                first: u64,
-                end: u64,
-            ) {
-                // SAFETY: the host sizes the buffers and the shared memory as
-                // `vegas_collective_points` documents; `params` points to one value.
-                unsafe {
-                    vegas_collective_points::<G, _>(job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end)
-                }
-            }
+
+            vegas_kernel!($id);
 
             #[unsafe(export_name = concat!("fill_u32__", stringify!($id)))]
             pub unsafe extern "ptx-kernel" fn fill_u32(

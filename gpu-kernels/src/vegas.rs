@@ -244,8 +244,65 @@ pub fn genz(p: &IntegrandParams, x: &[f64]) -> f64 {
 /// MyParams, edges, offsets, cubes, bins, stats, shared_bins, first, end)`, and declares the
 /// block's dynamic shared memory that the kernel sums the bins in (invoke it once per crate).
 /// On the CPU build it defines nothing: the host evaluates `MyParams::eval` itself.
+///
+/// Other generators are listed after the type, each as `suffix: Type` with the suffix of the
+/// built-in kernels (the `--generator` name with `_` for `-`; checked when the module compiles):
+///
+/// ```ignore
+/// warpmc_kernels::integrand_kernel!(my_integrand, MyParams, mrg32k3a: Mrg32k3a, warp_shfl: WarpShfl);
+/// ```
+///
+/// adds the kernels `my_integrand__mrg32k3a` and `my_integrand__warp_shfl`, which the host
+/// launches for `--generator mrg32k3a` and `warp-shfl` (each kernel is compiled when the module
+/// is loaded, so list only the generators you use).
 #[macro_export]
 macro_rules! integrand_kernel {
+    ($name:ident, $F:ty, $($id:ident : $G:ident),+ $(,)?) => {
+        $crate::integrand_kernel!($name, $F);
+
+        /// The kernels of `integrand_kernel!`'s other generators, one module each.
+        #[cfg(target_arch = "nvptx64")]
+        #[allow(non_snake_case)]
+        pub mod $name {
+            $(
+                pub mod $id {
+                    #[allow(unused_imports)]
+                    use super::super::*;
+                    const _: () = assert!(
+                        $crate::rng::is_kernel_suffix(<$crate::rng::$G as $crate::rng::Generator>::NAME, stringify!($id)),
+                        concat!("integrand_kernel!: `", stringify!($id), "` is not the kernel suffix of ", stringify!($G)),
+                    );
+
+                    /// `integrand_kernel!`'s kernel for this generator.
+                    ///
+                    /// # Safety
+                    /// As `warpmc_kernels::gpu::VegasDraw::vegas_kernel`, and `params` points to one value.
+                    #[unsafe(export_name = concat!(stringify!($name), "__", stringify!($id)))]
+                    #[allow(clippy::too_many_arguments)]
+                    pub unsafe extern "ptx-kernel" fn kernel(
+                        job: $crate::vegas::VegasJob,
+                        params: *const $F,
+                        edges: *const f64,
+                        offsets: *const u64,
+                        cubes: *mut u64,
+                        bins: *mut u64,
+                        stats: *mut u64,
+                        shared_bins: u32,
+                        first: u64,
+                        end: u64,
+                    ) {
+                        // SAFETY: the host sizes the buffers and the shared memory as the
+                        // generator's kernel documents.
+                        unsafe {
+                            <$crate::rng::$G as $crate::gpu::VegasDraw>::vegas_kernel::<$F>(
+                                job, &*params, edges, offsets, cubes, bins, stats, shared_bins, first, end,
+                            )
+                        }
+                    }
+                }
+            )+
+        }
+    };
     ($name:ident, $F:ty) => {
         // The module's dynamic shared memory (`platform::nvptx::shared_address` names it); the
         // user's module is compiled on its own, so it declares it too.

@@ -116,7 +116,8 @@ pub enum Integrand<'a> {
 }
 
 /// A user's integrand crate (`warpmc_kernels::integrand_kernel!`, compiled by `cargo xtask
-/// build-integrand`): the GPU runs kernel `kernel` of module `ptx` with the parameter block
+/// build-integrand`): the GPU runs kernel `kernel` (Philox4x32-10; another generator's is
+/// `kernel__<suffix>`, when the crate's `integrand_kernel!` lists it) of module `ptx` with the parameter block
 /// `params` (the bytes of the crate's `#[repr(C)]` struct); the CPU runs `cpu`, the same
 /// function compiled for the host, so both give the same bits when the function uses only
 /// correctly rounded operations and `warpmc_kernels::math64`.
@@ -377,15 +378,19 @@ fn allocate(cubes: u64, evals: u64, weights: Option<&[f64]>) -> Vec<u64> {
 /// gets `2 + ⌊spare w_h / Σw⌋` points (`spare / cubes` without usable weights), and `offsets`
 /// their running sums from 0. Returns the fewest points a hypercube got. The counts and the
 /// running sums go through fixed pieces in parallel (a million hypercubes are milliseconds of
-/// serial work between two launches); `Σw` is added in order, so the plan does not depend on
-/// the thread count.
+/// serial work between two launches), and so does `Σw` ([`piecewise_sum`]), so the plan does
+/// not depend on the thread count.
 fn allocate_into(cubes: u64, evals: u64, weights: Option<&[f64]>, offsets: &mut Vec<u64>) -> u64 {
     use rayon::prelude::*;
     let spare = evals.saturating_sub(2 * cubes);
-    let total: f64 = weights.map(|w| w.iter().sum()).unwrap_or(0.0);
+    let total: f64 = weights.map(piecewise_sum).unwrap_or(0.0);
     let weights = weights.filter(|_| total > 0.0 && total.is_finite());
-    offsets.clear();
-    offsets.resize(cubes as usize + 1, 0);
+    // Every entry after the first is written below: a buffer of the right length is not cleared.
+    if offsets.len() != cubes as usize + 1 {
+        offsets.clear();
+        offsets.resize(cubes as usize + 1, 0);
+    }
+    offsets[0] = 0;
     // Each hypercube's count, with each piece's total and fewest.
     let pieces: Vec<(u64, u64)> = offsets[1..]
         .par_chunks_mut(CUBE_PIECE)
@@ -418,6 +423,15 @@ fn allocate_into(cubes: u64, evals: u64, weights: Option<&[f64]>, offsets: &mut 
         }
     });
     pieces.iter().map(|p| p.1).min().unwrap_or(1)
+}
+
+/// `Σw`, added in pieces of [`CUBE_PIECE`] in order, on rayon's workers, and the pieces' sums
+/// in order: the same bits for any thread count (a serial sum of a million weights is a
+/// dependent chain of additions, milliseconds between two launches).
+fn piecewise_sum(w: &[f64]) -> f64 {
+    use rayon::prelude::*;
+    let parts: Vec<f64> = w.par_chunks(CUBE_PIECE).map(|c| c.iter().fold(0.0, |a, &x| a + x)).collect();
+    parts.iter().fold(0.0, |a, &x| a + x)
 }
 
 /// Hypercubes per piece of the host's parallel loops over the plan ([`allocate_into`],
@@ -1185,7 +1199,10 @@ mod tests {
         // The plan as one serial loop: counts, running sums, fewest.
         let serial = |cubes: u64, evals: u64, w: Option<&[f64]>| {
             let spare = evals.saturating_sub(2 * cubes);
-            let total: f64 = w.map(|w| w.iter().sum()).unwrap_or(0.0);
+            // Σw piece by piece (CUBE_PIECE weights each, in order), the pieces in order.
+            let total: f64 = w
+                .map(|w| w.chunks(CUBE_PIECE).map(|c| c.iter().fold(0.0, |a, &x| a + x)).fold(0.0, |a, x| a + x))
+                .unwrap_or(0.0);
             let mut offsets = vec![0u64];
             for h in 0..cubes as usize {
                 let extra = match w {
@@ -1197,7 +1214,7 @@ mod tests {
             let fewest = offsets.windows(2).map(|p| p[1] - p[0]).min().unwrap();
             (offsets, fewest)
         };
-        let mut buf = vec![9u64; 3]; // reused, of the wrong length
+        let mut buf = vec![9u64; 3]; // reused, of the wrong length, then of the right one
         // Several pieces (3^9 = 19683 hypercubes), one piece, one hypercube; weights spread over
         // decades, all zero, one infinite, none.
         for cubes in [19_683u64, 100, 1] {

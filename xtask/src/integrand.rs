@@ -71,6 +71,18 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     if !module.contains(".entry") {
         bail!("{} defines no kernel: does the crate invoke warpmc_kernels::integrand_kernel!?", ptx.display());
     }
+    let undefined = undefined_symbols(&module);
+    if !undefined.is_empty() {
+        bail!(
+            "{} declares {} but does not define {}: a `static` of a dependency (warpmc-kernels or another) is \
+             not compiled into a module built with --emit=asm, and the GPU would read unrelated memory in its \
+             place. Use a `const` for tables the integrand reads, or call functions that use none (see README, \
+             \"Your own integrand\")",
+            ptx.display(),
+            undefined.join(", "),
+            if undefined.len() == 1 { "it" } else { "them" }
+        );
+    }
     if Path::new(PTXAS).exists() {
         let out = capture(Command::new(PTXAS).arg(format!("-arch={GPU_ARCH}")).arg(&ptx).args(["-o", "/dev/null"]))?;
         if !out.status.success() {
@@ -82,6 +94,27 @@ pub fn build_integrand(manifest: &Path, out: Option<&Path>) -> Result<PathBuf> {
     }
     println!("{}", ptx.display());
     Ok(ptx)
+}
+
+/// The symbols a module declares `.extern` in global or constant memory, or as functions: a
+/// module is loaded alone, so each would be unresolved. ptxas and the driver accept an undefined
+/// `.extern .global` without a word (the kernel then reads whatever lies at the address), which is
+/// why the build checks for them itself. `.extern .shared` is the dynamic shared memory a kernel
+/// is launched with, and is allowed.
+fn undefined_symbols(module: &str) -> Vec<String> {
+    module
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with(".extern") && !l.starts_with(".extern .shared"))
+        .map(|l| {
+            // `.extern .global .align 4 .b8 NAME[115200];` or `.extern .func (...) NAME(`: the name
+            // is the last word before `[`, `(`, `;` or the end.
+            let head = l.split(['[', ';']).next().unwrap_or(l);
+            let head = if l.starts_with(".extern .func") { head.rsplit_once(')').map_or(head, |(_, r)| r) } else { head };
+            let name = head.split(['(', ' ', '\t']).filter(|w| !w.is_empty()).next_back().unwrap_or(l);
+            name.trim().to_string()
+        })
+        .collect()
 }
 
 /// The same isolation as host/build.rs: nothing of an outer cargo's environment leaks in.
@@ -101,5 +134,31 @@ fn isolate(cmd: &mut Command) {
         {
             cmd.env_remove(&key);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::undefined_symbols;
+
+    #[test]
+    fn undefined_globals_and_functions_are_found_and_dynamic_shared_memory_is_allowed() {
+        let module = "\
+.version 8.7
+.target sm_90
+.address_size 64
+
+.extern .shared .align 16 .b8 warpmc_shared[];
+.extern .global .align 4 .b8 _ZN14warpmc_kernels3rng4warp10WARP_JUMPS17h0E[57600];
+.global .align 4 .b8 defined_here[16];
+.extern .const .align 8 .b8 TABLE[64];
+.extern .func  (.param .b32 func_retval0) helper
+(
+";
+        assert_eq!(
+            undefined_symbols(module),
+            ["_ZN14warpmc_kernels3rng4warp10WARP_JUMPS17h0E", "TABLE", "helper"],
+        );
+        assert!(undefined_symbols(".extern .shared .align 16 .b8 s[];\n.visible .entry k()\n{\n}\n").is_empty());
     }
 }

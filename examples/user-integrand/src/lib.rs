@@ -8,7 +8,9 @@
 //!    `warpmc_kernels::math64`'s functions only, so that the CPU build and the PTX build
 //!    compute the same bits (`f64::exp` would be the C library's on the CPU);
 //! 3. `warpmc_kernels::integrand_kernel!(NAME, Params)`, which defines the GPU kernel `NAME` on
-//!    the PTX build (and nothing on the CPU build).
+//!    the PTX build (and nothing on the CPU build) for Philox4x32-10; other generators are
+//!    listed after it as `suffix: Type` (here MRG32k3a and the warp generator `warp-shfl`),
+//!    each adding the kernel `NAME__suffix`.
 //!
 //! `cargo xtask build-integrand --manifest-path examples/user-integrand/Cargo.toml` compiles it
 //! to `target/integrands/warpmc_example_integrand.ptx`.
@@ -57,4 +59,4 @@ impl Ridge {
     }
 }
 
-warpmc_kernels::integrand_kernel!(ridge_vegas, Ridge);
+warpmc_kernels::integrand_kernel!(ridge_vegas, Ridge, mrg32k3a: Mrg32k3a, warp_shfl: WarpShfl);

@@ -470,8 +470,11 @@ macro_rules! gm_generator {
         const _: () = assert!($w == $w_cur && size_of::<$ty>() == 8 * $w && align_of::<$ty>() == 4);
         const _: () = assert!($family.is_consistent::<$w>());
 
+        // A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+        // reads of a const, but would hold a static of this crate only as an undefined `.extern .global`
+        // (README, "Your own integrand").
         /// The published orbits (seed 0, stream 0), evaluated at compile time.
-        static START: ([u32; $w], [u32; $w]) = $family.orbits_from_base($base.0, $base.1);
+        const START: ([u32; $w], [u32; $w]) = $family.orbits_from_base($base.0, $base.1);
         const STREAM_JUMP: $crate::rng::gm_common::Jump = $family.rec.jump($stream_spacing as u128);
         const SEED_JUMP: $crate::rng::gm_common::Jump = $family.rec.jump($seed_spacing);
 

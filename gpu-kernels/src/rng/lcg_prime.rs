@@ -111,8 +111,11 @@ const fn odd_prime_table() -> [u16; TABLE_STREAMS] {
     table
 }
 
+// A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+// reads of a const, but would hold a static of this crate only as an undefined `.extern .global`
+// (README, "Your own integrand").
 /// The `k`-th odd prime for `k < TABLE_STREAMS`.
-static ODD_PRIMES: [u16; TABLE_STREAMS] = odd_prime_table();
+const ODD_PRIMES: [u16; TABLE_STREAMS] = odd_prime_table();
 
 /// Arithmetic modulo an odd `n` in Montgomery form (Montgomery, "Modular multiplication without
 /// trial division", Math. Comp. 44, 1985), `R = 2^32`: a product is two 32x32-bit

@@ -53,10 +53,13 @@ const C2: Tausworthe = Tausworthe { s1: 2, s2: 27, s3: 2, mask: 0xFFFF_FFF8, per
 const C3: Tausworthe = Tausworthe { s1: 13, s2: 21, s3: 7, mask: 0xFFFF_FFF0, period: 0x0FFF_FFFF };
 const C4: Tausworthe = Tausworthe { s1: 3, s2: 12, s3: 13, mask: 0xFFFF_FF80, period: 0x01FF_FFFF };
 
-static JUMP1: JumpTable = C1.jump_table();
-static JUMP2: JumpTable = C2.jump_table();
-static JUMP3: JumpTable = C3.jump_table();
-static JUMP4: JumpTable = C4.jump_table();
+// A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+// reads of a const, but would hold a static of this crate only as an undefined `.extern .global`
+// (README, "Your own integrand").
+const JUMP1: JumpTable = C1.jump_table();
+const JUMP2: JumpTable = C2.jump_table();
+const JUMP3: JumpTable = C3.jump_table();
+const JUMP4: JumpTable = C4.jump_table();
 
 /// Generator state: `[z1, z2, z3, z4]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

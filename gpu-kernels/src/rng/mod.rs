@@ -215,6 +215,25 @@ pub trait Skip: Generator {
     fn skip(&mut self, n: u64);
 }
 
+/// Whether `suffix` is the kernel suffix of the generator named `name` (`--generator`): the
+/// name with `_` for each `-` (`philox4x32-10` is `philox4x32_10`). `integrand_kernel!` checks
+/// its list with it when the module compiles.
+pub const fn is_kernel_suffix(name: &str, suffix: &str) -> bool {
+    let (a, b) = (name.as_bytes(), suffix.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let c = if a[i] == b'-' { b'_' } else { a[i] };
+        if c != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// A raw state a generator cannot run from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InvalidState {
@@ -286,4 +305,23 @@ macro_rules! for_each_generator {
             (WarpShfl, warp_shfl, collective),
         }
     };
+}
+
+#[cfg(test)]
+mod suffix_tests {
+    macro_rules! check_suffixes {
+        ([] $(($G:ident, $id:ident $(, $kind:ident)?)),* $(,)?) => { $(
+            assert!(super::is_kernel_suffix(<super::$G as super::Generator>::NAME, stringify!($id)), stringify!($G));
+        )* };
+    }
+
+    /// Every generator's kernel suffix (the id of `for_each_generator!`) is its name with `_`
+    /// for `-`, as `integrand_kernel!`'s check and the host's kernel names assume.
+    #[test]
+    fn kernel_suffixes_are_the_names() {
+        crate::for_each_generator!(check_suffixes);
+        assert!(!super::is_kernel_suffix("philox4x32-10", "philox4x32_1"));
+        assert!(!super::is_kernel_suffix("warp-shfl", "warp"));
+        assert!(!super::is_kernel_suffix("warp", "wart"));
+    }
 }

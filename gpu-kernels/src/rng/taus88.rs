@@ -149,9 +149,12 @@ const C1: Tausworthe = Tausworthe { s1: 13, s2: 19, s3: 12, mask: 0xFFFF_FFFE, p
 const C2: Tausworthe = Tausworthe { s1: 2, s2: 25, s3: 4, mask: 0xFFFF_FFF8, period: 0x1FFF_FFFF };
 const C3: Tausworthe = Tausworthe { s1: 3, s2: 11, s3: 17, mask: 0xFFFF_FFF0, period: 0x0FFF_FFFF };
 
-static JUMP1: JumpTable = C1.jump_table();
-static JUMP2: JumpTable = C2.jump_table();
-static JUMP3: JumpTable = C3.jump_table();
+// A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+// reads of a const, but would hold a static of this crate only as an undefined `.extern .global`
+// (README, "Your own integrand").
+const JUMP1: JumpTable = C1.jump_table();
+const JUMP2: JumpTable = C2.jump_table();
+const JUMP3: JumpTable = C3.jump_table();
 
 /// Generator state: `[z1, z2, z3]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

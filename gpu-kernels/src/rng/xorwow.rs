@@ -234,8 +234,11 @@ const fn jump_table() -> [Poly; JUMPS] {
     t
 }
 
+// A `const`, not a `static`: a user's integrand module (built with --emit=asm) embeds what it
+// reads of a const, but would hold a static of this crate only as an undefined `.extern .global`
+// (README, "Your own integrand").
 /// `x^(2^i) mod P` for `i = 0..131`: `A^(2^i)` as polynomials in `A`.
-pub static JUMP: [Poly; JUMPS] = jump_table();
+pub const JUMP: [Poly; JUMPS] = jump_table();
 
 /// `p(A) v`: the sum of `A^i v` over the set bits `i` of `p`, accumulated while stepping `v`
 /// 160 times (branch-free, so GPU lanes with different `p` do not diverge).

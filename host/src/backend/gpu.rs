@@ -1357,20 +1357,20 @@ impl GpuExecutor {
         range: Range<u64>,
         into: Option<CubesInto<'_>>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
-        if generator != GeneratorKind::Philox4x32x10 {
-            return Err(Error::invalid(
-                "generator",
-                generator.name(),
-                "philox4x32-10 for a compiled integrand (integrand_kernel! instantiates Philox)",
-            ));
-        }
+        // `integrand_kernel!(NAME, ..)`'s kernel `NAME` (Philox4x32-10), or `NAME__<suffix>`
+        // for a generator listed in it.
+        let kernel = if generator == GeneratorKind::Philox4x32x10 {
+            c.kernel.to_string()
+        } else {
+            format!("{}__{}", c.kernel, generator.kernel_suffix())
+        };
         if c.dim != job.dim {
             return Err(Error::invalid("dim", job.dim, format!("the compiled integrand's dimension {}", c.dim)));
         }
         self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
         let f = {
             let mut cache = self.user_modules.lock().unwrap();
-            let key = (c.ptx.len(), fnv(c.ptx.as_bytes()), c.kernel.to_string());
+            let key = (c.ptx.len(), fnv(c.ptx.as_bytes()), kernel.clone());
             match cache.iter().find(|(k, _)| *k == key) {
                 Some((_, f)) => f.clone(),
                 None => {
@@ -1378,9 +1378,20 @@ impl GpuExecutor {
                         .ctx
                         .load_module(cudarc::nvrtc::Ptx::from_src(c.ptx))
                         .map_err(|e| Error::Gpu(format!("loading the integrand's module: {e:?}")))?;
-                    let f = module
-                        .load_function(c.kernel)
-                        .map_err(|e| Error::invalid("kernel", c.kernel, format!("a kernel of the module ({e:?})")))?;
+                    let f = module.load_function(&kernel).map_err(|e| {
+                        if generator == GeneratorKind::Philox4x32x10 {
+                            Error::invalid("kernel", c.kernel, format!("a kernel of the module ({e:?})"))
+                        } else {
+                            Error::invalid(
+                                "generator",
+                                generator.name(),
+                                format!(
+                                    "a generator the module's integrand_kernel! lists: it has no kernel {kernel} (add `{}: <type>` to the list)",
+                                    generator.kernel_suffix()
+                                ),
+                            )
+                        }
+                    })?;
                     cache.push((key, f.clone()));
                     f
                 }
