@@ -1844,7 +1844,7 @@ pub unsafe fn vegas_collective_points<G: crate::rng::Collective, F: vegas::Integ
             // SAFETY: as above; `word` is still the finished tile's first state.
             word = unsafe { G::jump_word(word, TILE_ROUNDS) };
         }
-        walk.finish(&mut sink);
+        walk.finish(dim, &mut sink);
     }
     // SAFETY: forwarded contract; every thread of the block reaches it once.
     unsafe { close_vegas_block(&job, &sink, bins, stats, shared) };

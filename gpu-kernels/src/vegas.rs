@@ -433,7 +433,8 @@ fn edge_pair(edges: &[f64], i: usize) -> (f64, f64) {
 pub trait Sink {
     /// Add a run of one hypercube's sums.
     fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum);
-    /// Add the quantum `q` ([`bin_quantum`]) to bin `bin` of axis `axis`.
+    /// Add `q` quanta ([`bin_quantum`]: one point's, or a run's total) to bin `bin` of axis
+    /// `axis`.
     fn bin(&mut self, axis: usize, bin: u32, q: u64);
     /// A value of magnitude `abs_bits` (the bits of `|v|`, ordered as the magnitudes are; 0 for
     /// a value that is not finite): in range, out of range (`|v| >= 2^31`, left out), or not
@@ -561,9 +562,22 @@ pub fn map_point_from<U: Uniform32>(
     jac
 }
 
+/// Dimensions up to which a point's bins pack into one word ([`CubeWalk`]'s bin runs), 9 bits
+/// an axis (`bin < MAX_BINS = 512`).
+pub const RUN_AXES: usize = 7;
+
 /// A thread's walk through the hypercubes of its points, in increasing order: the current
 /// hypercube, where its points end, and the exact sums of the run of its points seen so far,
 /// sent to the sink as one run when the walk leaves it.
+///
+/// Up to [`RUN_AXES`] dimensions the bins' quanta are sent by runs too: successive points that
+/// fall in the same bin on every axis add their quanta in a register, sent once when a point
+/// falls elsewhere (or the sum would pass `2^64`). With at least as many strata as bins a
+/// hypercube lies in one bin per axis (in `y`, where the bins are even), so a thread's run spans
+/// many hypercubes: at `d = 2` and the default plan (2048 strata, 128 bins) one add per axis
+/// stands for hundreds of points, where one per point made the 32 lanes of a GPU warp (whose
+/// points share a row of hypercubes) queue on the same shared-memory bin. The totals are exact
+/// integers, so the result is the same bits either way.
 #[derive(Clone, Copy)]
 pub struct CubeWalk {
     h: u64,
@@ -572,6 +586,10 @@ pub struct CubeWalk {
     digits: CubeDigits,
     sum: ExactSum,
     sum_sq: ExactSum,
+    /// The pending bin run's bins, 9 bits an axis, axis 0 lowest.
+    run_bins: u64,
+    /// Its quanta so far; 0 when nothing is pending.
+    run_q: u64,
 }
 
 impl CubeWalk {
@@ -587,6 +605,8 @@ impl CubeWalk {
             digits: CubeDigits::of(h, strata, d),
             sum: ExactSum::ZERO,
             sum_sq: ExactSum::ZERO,
+            run_bins: 0,
+            run_q: 0,
         }
     }
 
@@ -630,18 +650,48 @@ impl CubeWalk {
             self.sum.add_fixed(to_fixed64(v).unwrap_or(0));
             self.sum_sq.add_fixed(to_fixed64(sq).unwrap_or(0));
             let w = bin_quantum(sq * self.inv_n, bin_scale);
-            if w != 0 {
+            if w == 0 {
+                return;
+            }
+            // What to send now: this point's quanta to its bins (above RUN_AXES), or the
+            // pending run when this point starts a new one. One call site of `sink.bin`, so
+            // the GPU's atomics are inlined once.
+            let runs = bin.len() <= RUN_AXES;
+            let (sent_bins, sent_q) = if runs {
+                let mut key = 0u64;
                 for (j, &b) in bin.iter().enumerate() {
-                    sink.bin(j, b as u32, w);
+                    key |= (b as u64 & (MAX_BINS as u64 - 1)) << (9 * j as u32);
+                }
+                if key == self.run_bins
+                    && let Some(q) = self.run_q.checked_add(w)
+                {
+                    self.run_q = q;
+                    return;
+                }
+                let pending = (self.run_bins, self.run_q);
+                (self.run_bins, self.run_q) = (key, w);
+                pending
+            } else {
+                (0, w)
+            };
+            if sent_q != 0 {
+                for (j, &b) in bin.iter().enumerate() {
+                    let b = if runs { ((sent_bins >> (9 * j as u32)) & (MAX_BINS as u64 - 1)) as u32 } else { b as u32 };
+                    sink.bin(j, b, sent_q);
                 }
             }
         }
     }
 
-    /// Send the current run's sums.
+    /// Send the current run's sums and the pending bin run (`d`: the dimension).
     #[inline(always)]
-    pub fn finish<S: Sink>(&self, sink: &mut S) {
+    pub fn finish<S: Sink>(&self, d: usize, sink: &mut S) {
         sink.cube(self.h, &self.sum, &self.sum_sq);
+        if d <= RUN_AXES && self.run_q != 0 {
+            for j in 0..d {
+                sink.bin(j, ((self.run_bins >> (9 * j as u32)) & (MAX_BINS as u64 - 1)) as u32, self.run_q);
+            }
+        }
     }
 }
 
@@ -683,7 +733,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
         walk.add(f.eval(&x[..d]) * jac * scale, &bin[..d], bin_scale, sink);
         k += 1;
     }
-    walk.finish(sink);
+    walk.finish(d, sink);
 }
 
 /// [`run_points`] for a collective generator on the CPU: the 32 lanes of each tile as 32 lane
@@ -729,7 +779,7 @@ fn run_tiled<G: Generator, F: Integrand + ?Sized, S: Sink>(
         walk.add(f.eval(&x[..d]) * jac * scale, &bin[..d], bin_scale, sink);
         k += 1;
     }
-    walk.finish(sink);
+    walk.finish(d, sink);
 }
 
 /// The baseline the grid's cost is measured against: points `first..end` at plain uniform
@@ -934,6 +984,56 @@ mod tests {
         total.merge(&parts[2]);
         assert_eq!(total, whole);
         assert!(whole.bins.chunks(3).all(|b| b[2] == 0) && whole.bins.iter().any(|&w| w != 0));
+    }
+
+    /// The bins get every point's quanta whether they are sent point by point or by runs
+    /// ([`CubeWalk`]): at `d <= RUN_AXES` with runs long (more strata than bins), short (fewer)
+    /// and cut by the `2^64` limit (quanta near `2^62`), and above `RUN_AXES`. The reference
+    /// adds each point's quantum on its own.
+    #[test]
+    fn bin_runs_add_up_to_each_points_quanta() {
+        let mut p = IntegrandParams { family: family::GAUSSIAN, dim: 0, c: 0.0, scale: 1.0, a: [2.0; MAX_DIM], u: [0.4; MAX_DIM] };
+        // (dim, strata, bins, bin_frac_bits)
+        for (dim, strata, bins, frac) in [(1u32, 64u32, 8u32, 20u32), (2, 16, 4, 20), (2, 3, 16, 20), (2, 16, 4, 62), (3, 5, 5, 30), (7, 2, 2, 20), (8, 2, 3, 20)] {
+            p.dim = dim;
+            let d = dim as usize;
+            let cubes = (strata as u64).pow(dim);
+            // 3 to 7 points a hypercube.
+            let mut offsets = std::vec![0u64];
+            for h in 0..cubes {
+                offsets.push(offsets[h as usize] + 3 + (h * 7919) % 5);
+            }
+            let points = *offsets.last().unwrap();
+            let job = VegasJob { seed: 5, first_stream: 9, points, cubes, dim, bins, strata, scale_exp: 0, bin_frac_bits: frac, reserved: 0 };
+            // An uneven grid: increments growing along each axis.
+            let nb = bins as usize;
+            let edges: std::vec::Vec<f64> =
+                (0..d).flat_map(|_| (0..=nb).map(move |i| ((i * i) as f64 + i as f64) / ((nb * nb + nb) as f64))).collect();
+            let mut sink = RangeSink::new(0, dim, bins);
+            run_points::<crate::rng::Philox4x32x10, _, _>(&job, &p, &edges, &offsets, 0, points, &mut sink);
+            let mut want = std::vec![ExactSum::ZERO; d * nb];
+            let (mut x, mut bin) = ([0.0; MAX_DIM], [0u16; MAX_DIM]);
+            let mut sends = 0u64;
+            for k in 0..points {
+                let h = cube_of(&offsets, k);
+                let digits = CubeDigits::of(h, strata, d);
+                let jac = map_point::<crate::rng::Philox4x32x10>(&job, &edges, &digits, k, &mut x, &mut bin);
+                let v = genz(&p, &x[..d]) * jac;
+                let inv_n = 1.0 / (offsets[h as usize + 1] - offsets[h as usize]) as f64;
+                let q = bin_quantum(v * v * inv_n, bin_scale(&job));
+                for j in 0..d {
+                    want[j * nb + bin[j] as usize].add_fixed(q as i128);
+                }
+                sends += (q != 0) as u64;
+            }
+            let got: std::vec::Vec<ExactSum> = sink.bins.chunks(3).map(|w| ExactSum { w: [w[0], w[1], w[2]] }).collect();
+            assert_eq!(got, want, "d = {dim}, {strata} strata, {bins} bins, 2^-{frac} quanta");
+            assert!(sends > 0);
+            if frac == 62 {
+                // Quanta near 2^62 and above: runs are cut by the limit, and the totals pass 2^64.
+                assert!(got.iter().any(|b| b.w[1] != 0), "d = {dim}: no bin passed 2^64");
+            }
+        }
     }
 
     /// A collective generator's points come in tiles: point `k` is round `(k mod TILE_POINTS) /

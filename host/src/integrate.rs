@@ -1276,9 +1276,11 @@ mod tests {
     #[test]
     fn the_result_is_the_same_bits_for_any_thread_count_and_split() {
         let is = IntegrandSpec::new(Family::Gaussian, 4).unwrap();
-        // Philox, and a warp generator's tiles (32768 points) cut by the pieces and the splits.
-        for generator in [GeneratorKind::Philox4x32x10, GeneratorKind::Warp] {
-            let spec = IntegrateSpec { generator, ..small(4) };
+        // Philox, and a warp generator's tiles (32768 points) cut by the pieces and the splits:
+        // 100000 points an iteration are four tiles, the last one partial, so the pieces of 2
+        // and 7 threads and the runners' shares fall on different tiles (20000 would be one).
+        for (generator, evals) in [(GeneratorKind::Philox4x32x10, 20_000), (GeneratorKind::Warp, 100_000)] {
+            let spec = IntegrateSpec { generator, evals_per_iteration: evals, ..small(4) };
             let base = run(&spec, &is, &[1]);
             for threads in [&[2][..], &[7], &[1, 3], &[2, 2, 1]] {
                 let r = run(&spec, &is, threads);
