@@ -1572,13 +1572,29 @@ struct GpuVegasSink {
 
 impl vegas::Sink for GpuVegasSink {
     #[inline(always)]
-    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum) {
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum, whole: bool) {
         let p = self.cubes.wrapping_add(h as usize * vegas::CUBE_WORDS);
         // SAFETY: the kernel's contract: `cubes` holds CUBE_WORDS words per hypercube and `h`
-        // is a hypercube of the iteration.
+        // is a hypercube of the iteration, zeroed where the range's points add to it. A whole
+        // run is the only one of its hypercube in any launch of the range (the ranges of
+        // threads and launches cut the points into contiguous pieces, and the run holds all of
+        // the hypercube's), so storing it is adding it to zero, with no other access to race:
+        // plain stores, which a thread does not wait on, where an atomic's returned carry keeps
+        // it waiting on global memory at every hypercube.
         unsafe {
-            atomic_add_192(p, sum.w);
-            atomic_add_192(p.add(3), sum_sq.w);
+            if whole {
+                let [a, b, c] = sum.w;
+                let [d, e, f] = sum_sq.w;
+                p.write(a);
+                p.add(1).write(b);
+                p.add(2).write(c);
+                p.add(3).write(d);
+                p.add(4).write(e);
+                p.add(5).write(f);
+            } else {
+                atomic_add_192(p, sum.w);
+                atomic_add_192(p.add(3), sum_sq.w);
+            }
         }
     }
 
@@ -1812,7 +1828,7 @@ pub unsafe fn vegas_collective_points<G: crate::rng::Collective, F: vegas::Integ
         let bin_scale = vegas::bin_scale(&job);
         let mut x = [0.0f64; vegas::MAX_DIM];
         let mut bin = [0u16; vegas::MAX_DIM];
-        let mut walk = vegas::CubeWalk::at(offsets, first.max(ta * TILE_POINTS), job.strata, dim);
+        let mut walk = vegas::CubeWalk::at(offsets, first.max(ta * TILE_POINTS), job.strata, dim, false);
         // SAFETY: all 32 lanes are here with the same arguments.
         let mut word = unsafe { G::init_word(job.seed, vegas::tile_warp(&job, ta)) };
         let mut t = ta;

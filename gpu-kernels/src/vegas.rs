@@ -431,8 +431,9 @@ fn edge_pair(edges: &[f64], i: usize) -> (f64, f64) {
 /// Where a point's results go: the hypercube sums (flushed once per run of points in the same
 /// hypercube), the bins' sums and the statistics.
 pub trait Sink {
-    /// Add a run of one hypercube's sums.
-    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum);
+    /// Add a run of one hypercube's sums. `whole`: the run holds all of the hypercube's points,
+    /// so no other run adds to it (a sink whose totals start at zero may store them).
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum, whole: bool);
     /// Add `q` quanta ([`bin_quantum`]: one point's, or a run's total) to bin `bin` of axis
     /// `axis`.
     fn bin(&mut self, axis: usize, bin: u32, q: u64);
@@ -590,12 +591,20 @@ pub struct CubeWalk {
     run_bins: u64,
     /// Its quanta so far; 0 when nothing is pending.
     run_q: u64,
+    /// Whether the walk visits every point of its range (not every 32nd, as a lane of a
+    /// collective kernel does).
+    contiguous: bool,
+    /// Whether the current hypercube's run holds all of its points: it was entered at its
+    /// first point by a contiguous walk (not the walk's first hypercube, which its range may
+    /// start inside of), and is left before the range ends (not the last).
+    whole: bool,
 }
 
 impl CubeWalk {
-    /// At the hypercube of point `k` (a binary search), with empty sums.
+    /// At the hypercube of point `k` (a binary search), with empty sums; `contiguous`: the walk
+    /// will visit every point from `k` to the end of its range.
     #[inline(always)]
-    pub fn at(offsets: &[u64], k: u64, strata: u32, d: usize) -> Self {
+    pub fn at(offsets: &[u64], k: u64, strata: u32, d: usize, contiguous: bool) -> Self {
         let h = cube_of(offsets, k);
         let next = offset(offsets, h + 1);
         Self {
@@ -607,6 +616,8 @@ impl CubeWalk {
             sum_sq: ExactSum::ZERO,
             run_bins: 0,
             run_q: 0,
+            contiguous,
+            whole: false,
         }
     }
 
@@ -621,7 +632,8 @@ impl CubeWalk {
     #[inline(always)]
     pub fn reach<S: Sink>(&mut self, offsets: &[u64], k: u64, d: usize, sink: &mut S) {
         if k >= self.next {
-            sink.cube(self.h, &self.sum, &self.sum_sq);
+            sink.cube(self.h, &self.sum, &self.sum_sq, self.whole);
+            self.whole = self.contiguous;
             self.sum = ExactSum::ZERO;
             self.sum_sq = ExactSum::ZERO;
             while k >= self.next {
@@ -686,7 +698,7 @@ impl CubeWalk {
     /// Send the current run's sums and the pending bin run (`d`: the dimension).
     #[inline(always)]
     pub fn finish<S: Sink>(&self, d: usize, sink: &mut S) {
-        sink.cube(self.h, &self.sum, &self.sum_sq);
+        sink.cube(self.h, &self.sum, &self.sum_sq, false);
         if d <= RUN_AXES && self.run_q != 0 {
             for j in 0..d {
                 sink.bin(j, ((self.run_bins >> (9 * j as u32)) & (MAX_BINS as u64 - 1)) as u32, self.run_q);
@@ -723,7 +735,7 @@ pub fn run_points<G: Generator, F: Integrand + ?Sized, S: Sink>(
     let d = (job.dim as usize).min(MAX_DIM);
     let scale = pow2_neg(job.scale_exp);
     let bin_scale = bin_scale(job);
-    let mut walk = CubeWalk::at(offsets, first, job.strata, d);
+    let mut walk = CubeWalk::at(offsets, first, job.strata, d, true);
     let mut x = [0.0f64; MAX_DIM];
     let mut bin = [0u16; MAX_DIM];
     let mut k = first;
@@ -754,7 +766,7 @@ fn run_tiled<G: Generator, F: Integrand + ?Sized, S: Sink>(
     let scale = pow2_neg(job.scale_exp);
     let bin_scale = bin_scale(job);
     let words = 2 * d as u64;
-    let mut walk = CubeWalk::at(offsets, first, job.strata, d);
+    let mut walk = CubeWalk::at(offsets, first, job.strata, d, false);
     let mut x = [0.0f64; MAX_DIM];
     let mut bin = [0u16; MAX_DIM];
     let mut lanes = [G::stream(job.seed, 32 * tile_warp(job, first / TILE_POINTS)); L];
@@ -923,7 +935,7 @@ impl RangeSink {
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl Sink for RangeSink {
-    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum) {
+    fn cube(&mut self, h: u64, sum: &ExactSum, sum_sq: &ExactSum, _whole: bool) {
         let i = (h - self.first_cube) as usize * CUBE_WORDS;
         if self.cubes.len() < i + CUBE_WORDS {
             self.cubes.resize(i + CUBE_WORDS, 0);
@@ -984,6 +996,45 @@ mod tests {
         total.merge(&parts[2]);
         assert_eq!(total, whole);
         assert!(whole.bins.chunks(3).all(|b| b[2] == 0) && whole.bins.iter().any(|&w| w != 0));
+    }
+
+    /// A run is called whole exactly when it holds all of its hypercube's points: for a range
+    /// cut anywhere, every hypercube strictly inside it is whole and the first and last are
+    /// not; a collective generator's runs (every 32nd point, a lane's) never are.
+    #[test]
+    fn whole_runs_are_exactly_the_hypercubes_inside_the_range() {
+        struct Rec(std::vec::Vec<(u64, bool)>);
+        impl Sink for Rec {
+            fn cube(&mut self, h: u64, _: &ExactSum, _: &ExactSum, whole: bool) {
+                self.0.push((h, whole));
+            }
+            fn bin(&mut self, _: usize, _: u32, _: u64) {}
+            fn value(&mut self, _: u64, _: bool, _: bool) {}
+        }
+        let p = IntegrandParams { family: family::GAUSSIAN, dim: 2, c: 0.0, scale: 1.0, a: [1.0; MAX_DIM], u: [0.5; MAX_DIM] };
+        // 4 x 4 hypercubes, some empty, of 0 to 9 points.
+        let mut offsets = std::vec![0u64];
+        for h in 0..16u64 {
+            offsets.push(offsets[h as usize] + (h * 5) % 10 * (h % 3).min(1));
+        }
+        let points = *offsets.last().unwrap();
+        let job = VegasJob { seed: 1, first_stream: 0, points, cubes: 16, dim: 2, bins: 4, strata: 4, scale_exp: 0, bin_frac_bits: 8, reserved: 0 };
+        let edges: std::vec::Vec<f64> = (0..2).flat_map(|_| [0.0, 0.25, 0.5, 0.75, 1.0]).collect();
+        for first in 0..points {
+            for end in first + 1..=points {
+                let mut rec = Rec(std::vec::Vec::new());
+                run_points::<crate::rng::Philox4x32x10, _, _>(&job, &p, &edges, &offsets, first, end, &mut rec);
+                let (h0, h1) = (cube_of(&offsets, first), cube_of(&offsets, end - 1));
+                let want: std::vec::Vec<(u64, bool)> =
+                    (h0..=h1).filter(|&h| offsets[h as usize] < offsets[h as usize + 1]).map(|h| (h, h != h0 && h != h1)).collect();
+                assert_eq!(rec.0, want, "points {first}..{end}");
+                if h1 > h0 + 1 {
+                    let mut rec = Rec(std::vec::Vec::new());
+                    run_points::<crate::rng::Warp, _, _>(&job, &p, &edges, &offsets, first, end, &mut rec);
+                    assert!(rec.0.iter().all(|&(_, whole)| !whole), "warp, points {first}..{end}");
+                }
+            }
+        }
     }
 
     /// The bins get every point's quanta whether they are sent point by point or by runs
