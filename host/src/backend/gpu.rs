@@ -1367,6 +1367,22 @@ impl GpuExecutor {
         if c.dim != job.dim {
             return Err(Error::invalid("dim", job.dim, format!("the compiled integrand's dimension {}", c.dim)));
         }
+        if !ptx_defines_entry(c.ptx, &kernel) {
+            // Refused before loading: the driver would compile the whole module first, and
+            // report the missing kernel as a failed CUDA call.
+            return Err(if generator == GeneratorKind::Philox4x32x10 {
+                Error::invalid("kernel", c.kernel, "a kernel of the module (it defines no such entry)".to_string())
+            } else {
+                Error::invalid(
+                    "generator",
+                    generator.name(),
+                    format!(
+                        "a generator the module's integrand_kernel! lists: it has no kernel {kernel} (add `{}: <type>` to the list)",
+                        generator.kernel_suffix()
+                    ),
+                )
+            });
+        }
         self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
         let f = {
             let mut cache = self.user_modules.lock().unwrap();
@@ -1611,6 +1627,19 @@ impl GpuExecutor {
     }
 }
 
+/// Whether PTX text defines the kernel `name` (a line `.entry name(`, after any `.visible` or
+/// `.weak`).
+fn ptx_defines_entry(ptx: &str, name: &str) -> bool {
+    ptx.lines().any(|l| {
+        let l = l.trim_start();
+        let l = l.strip_prefix(".visible").or_else(|| l.strip_prefix(".weak")).unwrap_or(l).trim_start();
+        l.strip_prefix(".entry").is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.strip_prefix(name).is_some_and(|after| after.trim_start().starts_with('(') || after.trim().is_empty())
+        })
+    })
+}
+
 /// `dest.copy_from_slice(src)` in 1 MiB pieces on rayon's workers: a million hypercubes' sums
 /// are tens of MiB, several times one core's copying speed.
 fn copy_in_pieces(dest: &mut [u64], src: &[u64]) {
@@ -1765,6 +1794,18 @@ impl GpuExecutor {
 mod tests {
     use core::mem::{offset_of, size_of};
     use warpmc_kernels::vegas::{IntegrandParams, MAX_DIM};
+
+    #[test]
+    fn a_kernel_is_found_by_its_entry_line_only() {
+        let ptx = ".version 8.7\n.target sm_90\n\n.visible .entry ridge_vegas(\n\t.param .u64 a\n)\n{\n}\n\
+                   .entry ridge_vegas__mrg32k3a (\n)\n{\n}\n.visible .func ridge_vegas__xorwow(\n)\n{\n}\n";
+        assert!(super::ptx_defines_entry(ptx, "ridge_vegas"));
+        assert!(super::ptx_defines_entry(ptx, "ridge_vegas__mrg32k3a"));
+        // A function is not a kernel; a prefix of a name is not the name.
+        assert!(!super::ptx_defines_entry(ptx, "ridge_vegas__xorwow"));
+        assert!(!super::ptx_defines_entry(ptx, "ridge_vega"));
+        assert!(!super::ptx_defines_entry(ptx, "ridge_vegas__warp"));
+    }
 
     /// The bytes the kernels read are the `#[repr(C)]` block's: every field at its offset.
     #[test]
