@@ -212,6 +212,8 @@ pub struct GpuExecutor {
     sweep: CudaFunction,
     name: String,
     sms: u32,
+    /// Dynamic shared memory a block may take once a kernel opts in, bytes.
+    shared_optin: u32,
     block: u32,
     /// Whether the user chose the block (`gpu_block`); else kernels may use their own default.
     block_chosen: bool,
@@ -392,6 +394,7 @@ impl GpuExecutor {
             sweep,
             name,
             sms,
+            shared_optin: shared_limit,
             block,
             block_chosen: opts.gpu_block.is_some(),
             grid: opts.gpu_grid,
@@ -1439,8 +1442,9 @@ fn fnv(bytes: &[u8]) -> u64 {
 /// the kernel 8-14% faster than one, 8 and 16 slower than 6 (BENCHMARKS.md).
 const VEGAS_WAVES: u64 = 4;
 
-/// Largest dynamic shared memory a launch takes without opting in (the bins' block copy).
-const VEGAS_SHARED_LIMIT: usize = 48 * 1024;
+/// Largest dynamic shared memory a launch takes without opting in: above it, a VEGAS kernel's
+/// block copy of the bins needs `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` set first.
+const DEFAULT_SHARED_LIMIT: usize = 48 * 1024;
 
 impl GpuExecutor {
     /// One VEGAS iteration's points `range` with the built-in integrand `params` (the kernel
@@ -1527,8 +1531,18 @@ impl GpuExecutor {
         // and one warp per tile of points at most.
         let lane_bytes = self.kernels(generator).shared_per_thread as usize * block as usize;
         let bin_bytes = job.dim as usize * job.bins as usize * SHARED_BIN_BYTES;
-        let shared_bins = lane_bytes + bin_bytes <= VEGAS_SHARED_LIMIT;
+        // The bins in shared memory whenever the block's copy fits what the device lets a block
+        // opt in to (227 KiB on an H100 or H200: 32 dimensions x 128 bins is 64 KiB, x 256 bins
+        // 128 KiB); above that (32 x 512), in global memory. At 48 KiB, the limit without opting
+        // in, the oscillatory family at d = 32 x 128 bins ran at 15% of the plain kernel's rate
+        // with its adds in global memory (BENCHMARKS.md).
+        let shared_bins = lane_bytes + bin_bytes <= self.shared_optin as usize;
         let shared = lane_bytes + if shared_bins { bin_bytes } else { 0 };
+        if shared > DEFAULT_SHARED_LIMIT {
+            // Per function, so a user's module's kernel is opted in as the built-in ones are.
+            f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared as i32)
+                .map_err(gpu_err("kernel shared memory"))?;
+        }
         let threads_wanted = if generator.lanes() > 1 {
             use warpmc_kernels::vegas::TILE_POINTS;
             32 * ((range.end - 1) / TILE_POINTS + 1 - range.start / TILE_POINTS)
