@@ -40,7 +40,7 @@ pub mod philox4x32_10;
 pub mod streams;
 pub mod taus88;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod warp;
 pub mod warp_algebra;
 pub mod warp_shfl;
