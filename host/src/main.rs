@@ -1628,9 +1628,9 @@ fn check_kernels() -> warpmc::Result<()> {
     Ok(())
 }
 
-/// Every generator's VEGAS kernel, the warp generators' collective one included (a two-iteration
-/// run: bins in shared memory, and 32 x 128 bins in global memory) and the plain-points
-/// baseline, once each.
+/// Every generator's VEGAS kernel, the warp generators' collective one included (two-iteration
+/// runs: bins in shared memory, 32 x 128 bins in shared memory above the 48 KiB a launch takes
+/// without opting in, and 32 x 512 bins in global memory) and the plain-points baseline.
 #[cfg(feature = "gpu")]
 fn check_vegas_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()> {
     use warpmc::integrands::{Family, IntegrandSpec};
@@ -1638,11 +1638,12 @@ fn check_vegas_kernels(gpu: &dyn warpmc::backend::Executor) -> warpmc::Result<()
     let device = gpu.as_gpu().expect("a GPU executor");
     let mut runs = 0;
     for &generator in GeneratorKind::ALL {
-        for (family, dim) in [(Family::NarrowGaussians, 3), (Family::Oscillatory, 32)] {
+        for (family, dim, bins) in [(Family::NarrowGaussians, 3, 128), (Family::Oscillatory, 32, 128), (Family::Oscillatory, 32, 512)] {
             let is = IntegrandSpec::new(family, dim)?;
             let p = is.params();
             let spec = IntegrateSpec {
                 generator,
+                bins,
                 evals_per_iteration: 3000,
                 max_iterations: 2,
                 warmup: 1,
