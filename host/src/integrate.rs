@@ -248,6 +248,12 @@ pub struct Iteration {
     /// sums, MPI reductions), the rest on the host (plan, estimate, grid refinement).
     pub seconds: f64,
     pub run_seconds: f64,
+    /// The host's part before the run: the plan (points per hypercube, [`allocate_into`]).
+    pub plan_seconds: f64,
+    /// The host's part after it: the estimate, the next plan's weights and the grid's
+    /// refinement. With `plan_seconds`, the serial part of an iteration that more devices do not
+    /// shorten (BENCHMARKS.md).
+    pub estimate_seconds: f64,
     /// Each runner's time in the iteration's last run (a device's or a worker pool's sampling,
     /// copies and writes into the total; 0 for a runner given no points): how evenly the
     /// speed-based split shared the work.
@@ -370,21 +376,24 @@ pub fn refine_axis(edges: &[f64], d: &[f64], alpha: f64) -> Vec<f64> {
 /// The sampling plan of an iteration: the points' offsets per hypercube.
 fn allocate(cubes: u64, evals: u64, weights: Option<&[f64]>) -> Vec<u64> {
     let mut offsets = Vec::new();
-    allocate_into(cubes, evals, weights, &mut offsets);
+    allocate_into(cubes, evals, weights.map(|w| (w, piecewise_sum(w))), &mut offsets);
     offsets
 }
 
 /// The sampling plan into `offsets` (the previous iteration's buffer, reused): hypercube `h`
 /// gets `2 + ⌊spare w_h / Σw⌋` points (`spare / cubes` without usable weights), and `offsets`
-/// their running sums from 0. Returns the fewest points a hypercube got. The counts and the
-/// running sums go through fixed pieces in parallel (a million hypercubes are milliseconds of
-/// serial work between two launches), and so does `Σw` ([`piecewise_sum`]), so the plan does
-/// not depend on the thread count.
-fn allocate_into(cubes: u64, evals: u64, weights: Option<&[f64]>, offsets: &mut Vec<u64>) -> u64 {
+/// their running sums from 0. Returns the fewest points a hypercube got. `weights` comes with
+/// its `Σw` as [`piecewise_sum`] adds it (the previous [`estimate`] adds it as it writes the
+/// weights). The counts and the running sums go through fixed pieces in parallel (a million
+/// hypercubes are milliseconds of serial work between two launches), and `Σw` was added in
+/// fixed pieces, so the plan does not depend on the thread count.
+fn allocate_into(cubes: u64, evals: u64, weights: Option<(&[f64], f64)>, offsets: &mut Vec<u64>) -> u64 {
     use rayon::prelude::*;
     let spare = evals.saturating_sub(2 * cubes);
-    let total: f64 = weights.map(piecewise_sum).unwrap_or(0.0);
-    let weights = weights.filter(|_| total > 0.0 && total.is_finite());
+    let (weights, total) = match weights {
+        Some((w, total)) if total > 0.0 && total.is_finite() => (Some(w), total),
+        _ => (None, 0.0),
+    };
     // Every entry after the first is written below: a buffer of the right length is not cleared.
     if offsets.len() != cubes as usize + 1 {
         offsets.clear();
@@ -443,17 +452,17 @@ const CUBE_PIECE: usize = 8192;
 /// allocation weight `σ_h^β` for the next plan, written into `weights` (reused between
 /// iterations). Hundreds of thousands of hypercubes are the host's serial work between two
 /// launches, so the pieces run on rayon's workers.
-fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64, weights: &mut Vec<f64>) -> (f64, f64) {
+fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64, weights: &mut Vec<f64>) -> Estimate {
     use rayon::prelude::*;
     let cubes = offsets.len() - 1;
     let v = 1.0 / cubes as f64;
     // Every entry is written below: no need to clear a buffer of the right length.
     weights.resize(cubes, 0.0);
-    let parts: Vec<(f64, f64)> = weights
+    let parts: Vec<(f64, f64, f64)> = weights
         .par_chunks_mut(CUBE_PIECE)
         .enumerate()
         .map(|(p, w)| {
-            let (mut est, mut var) = (0.0, 0.0);
+            let (mut est, mut var, mut sum_w) = (0.0, 0.0, 0.0);
             for (i, wh) in w.iter_mut().enumerate() {
                 let h = p * CUBE_PIECE + i;
                 let n = (offsets[h + 1] - offsets[h]) as f64;
@@ -463,11 +472,24 @@ fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64, weights: &mut Vec<f64>
                 est += v * mean;
                 var += v * v * var_h / n;
                 *wh = allocation_weight(var_h.sqrt(), beta);
+                sum_w += *wh;
             }
-            (est, var)
+            (est, var, sum_w)
         })
         .collect();
-    parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv)| (e + pe, v + pv))
+    let (estimate, variance) = parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv, _)| (e + pe, v + pv));
+    // Σw as [`piecewise_sum`] adds it (the same pieces, each from 0 in order, then the pieces in
+    // order), without a second pass over the weights.
+    let weight_sum = parts.iter().fold(0.0, |a, &(_, _, pw)| a + pw);
+    Estimate { estimate, variance, weight_sum }
+}
+
+/// An iteration's estimate and variance (in units of `2^scale_exp`) and the sum of its
+/// hypercubes' allocation weights.
+struct Estimate {
+    estimate: f64,
+    variance: f64,
+    weight_sum: f64,
 }
 
 /// `σ^β`, the share of the spare points a hypercube of standard deviation `σ` gets. The usual
@@ -523,6 +545,7 @@ pub fn integrate(
     // The plan and the allocation weights, each one buffer for the whole run.
     let mut offsets = Vec::new();
     let mut weights: Vec<f64> = Vec::new();
+    let mut weight_sum = 0.0;
     let mut scale_exp = pilot_scale(spec, integrand);
     let mut next_stream = 0u64;
     let mut evals = 0u64;
@@ -536,7 +559,9 @@ pub fn integrate(
     let mut sums = VegasSums::zeros(cubes, spec.dim, spec.bins);
     for it in 0..spec.max_iterations {
         let have_weights = it > 0;
-        let fewest = allocate_into(cubes, spec.evals_per_iteration, have_weights.then_some(&weights[..]), &mut offsets);
+        let t_plan = Instant::now();
+        let fewest = allocate_into(cubes, spec.evals_per_iteration, have_weights.then_some((&weights[..], weight_sum)), &mut offsets);
+        let plan_seconds = t_plan.elapsed().as_secs_f64();
         let points = *offsets.last().unwrap();
         if let Some(budget) = spec.max_evals
             && evals + points > budget
@@ -593,12 +618,24 @@ pub fn integrate(
         }
         next_stream += points;
         evals += points;
-        let (est, var) = estimate(&sums, &offsets, spec.beta, &mut weights);
+        let t_estimate = Instant::now();
+        let Estimate { estimate: est, variance: var, weight_sum: sum_w } = estimate(&sums, &offsets, spec.beta, &mut weights);
+        weight_sum = sum_w;
         let unit = vegas::pow2_neg(-scale_exp);
         let (est, err) = (est * unit, var.sqrt() * unit);
         let kept = it >= spec.warmup;
-        let mut record =
-            Iteration { estimate: est, std_error: err, evals: points, kept, rescaled, seconds: 0.0, run_seconds, runner_seconds };
+        let mut record = Iteration {
+            estimate: est,
+            std_error: err,
+            evals: points,
+            kept,
+            rescaled,
+            seconds: 0.0,
+            run_seconds,
+            plan_seconds,
+            estimate_seconds: 0.0,
+            runner_seconds,
+        };
         // The next iteration's scale: the largest value seen with 2^2 headroom below 2^30.
         let max = f64::from_bits(sums.stats[0]);
         if max > 0.0 {
@@ -612,6 +649,7 @@ pub fn integrate(
             }
         }
         grid.refine(&sums, spec.alpha);
+        record.estimate_seconds = t_estimate.elapsed().as_secs_f64();
         record.seconds = t0.elapsed().as_secs_f64();
         progress(&record);
         iterations.push(record);
@@ -848,6 +886,7 @@ impl VegasRunner for crate::backend::cpu::CpuExecutor {
         range: Range<u64>,
     ) -> Result<VegasSums> {
         check_job(job, edges, offsets, &range)?;
+        check_plan(job, offsets)?;
         Ok(match integrand {
             Integrand::Builtin(p) => cpu_sums(self, job, *p, generator, edges, offsets, range),
             Integrand::Closure(f) => cpu_sums(self, job, &ClosureIntegrand(*f), generator, edges, offsets, range),
@@ -872,7 +911,8 @@ pub fn plan_bin_frac_bits(offsets: &[u64]) -> u32 {
 }
 
 /// The fewest points of a hypercube of the plan (`u64::MAX` for none), or `None` when the
-/// offsets decrease anywhere: one parallel pass (each device's thread checks the plan).
+/// offsets decrease anywhere: one parallel pass (each device's thread checks its part of the
+/// plan, [`check_job`]).
 fn fewest_points(offsets: &[u64]) -> Option<u64> {
     use rayon::prelude::*;
     offsets
@@ -891,8 +931,16 @@ fn fewest_points(offsets: &[u64]) -> Option<u64> {
         .try_reduce(|| u64::MAX, |a, b| Some(a.min(b)))
 }
 
-/// The shapes the kernels rely on, checked before any backend runs a job.
-pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u64>) -> Result<()> {
+/// The shapes the kernels rely on, checked before any backend runs a job: the job's sizes, the
+/// grid's length, the plan's ends, and the part of the plan that the points of `range` read,
+/// `offsets[part]` (their hypercubes' starts and the end of the last), which is returned. That
+/// part must not decrease, must reach from at or before the range's first point to at or after
+/// its end, and its hypercubes must have the points that the job's `bin_frac_bits` assumes. A
+/// GPU copies only that part (the rest of its copy set to 0 before it and `u64::MAX` after, so
+/// that the whole is non-decreasing): N devices check and copy 1/N of the plan each. The CPU,
+/// whose search reads all of the plan, checks the rest too ([`check_plan`]).
+pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u64>) -> Result<Range<usize>> {
+    let bad = || Error::invalid("vegas job", format!("{job:?}"), "a consistent plan (dims, edges, offsets, range)");
     let ok = job.dim >= 1
         && job.dim as usize <= MAX_DIM
         && (2..=MAX_BINS).contains(&job.bins)
@@ -900,13 +948,40 @@ pub fn check_job(job: &VegasJob, edges: &[f64], offsets: &[u64], range: &Range<u
         && (job.strata as u64).checked_pow(job.dim) == Some(job.cubes)
         && edges.len() == job.dim as usize * (job.bins as usize + 1)
         && offsets.len() as u64 == job.cubes + 1
+        && offsets.first() == Some(&0)
         && offsets.last() == Some(&job.points)
         && range.start <= range.end
         && range.end <= job.points
-        && job.reserved == 0
-        && fewest_points(offsets).is_some_and(|n| job.bin_frac_bits <= vegas::bin_frac_bits(n));
+        && job.reserved == 0;
     if !ok {
-        return Err(Error::invalid("vegas job", format!("{job:?}"), "a consistent plan (dims, edges, offsets, range)"));
+        return Err(bad());
+    }
+    if range.is_empty() {
+        return Ok(0..0);
+    }
+    // With `offsets[0] = 0 <= k < points = offsets[cubes]`, the search keeps
+    // `offsets[lo] <= k < offsets[hi]` whatever the plan: the part found covers the range.
+    let part = vegas::cube_of(offsets, range.start) as usize..touched_end(offsets, range) as usize + 1;
+    let p = offsets.get(part.clone()).unwrap_or(&[]);
+    // The part and one entry beyond it on each side, so that a plan decreasing just where the
+    // part starts or ends (a search of a broken plan can stop there) is refused too.
+    let near = offsets.get(part.start.saturating_sub(1)..(part.end + 1).min(offsets.len())).unwrap_or(&[]);
+    let ok = p.len() >= 2
+        && p[0] <= range.start
+        && p[p.len() - 1] >= range.end
+        && fewest_points(near).is_some_and(|n| job.bin_frac_bits <= vegas::bin_frac_bits(n));
+    if !ok {
+        return Err(bad());
+    }
+    Ok(part)
+}
+
+/// The whole plan non-decreasing, with the points per hypercube that the job's
+/// `bin_frac_bits` assumes: what a runner whose search reads all of the plan (the CPU's)
+/// checks beyond [`check_job`].
+pub fn check_plan(job: &VegasJob, offsets: &[u64]) -> Result<()> {
+    if !fewest_points(offsets).is_some_and(|n| job.bin_frac_bits <= vegas::bin_frac_bits(n)) {
+        return Err(Error::invalid("vegas job", format!("{job:?}"), "a non-decreasing plan (offsets)"));
     }
     Ok(())
 }
@@ -1224,7 +1299,7 @@ mod tests {
             inf[0] = f64::INFINITY;
             for w in [Some(&spread[..]), Some(&zeros[..]), Some(&inf[..]), None] {
                 for evals in [2 * cubes, 1_000_003, 7 * cubes + 5] {
-                    let fewest = allocate_into(cubes, evals, w, &mut buf);
+                    let fewest = allocate_into(cubes, evals, w.map(|w| (w, piecewise_sum(w))), &mut buf);
                     let (want, want_fewest) = serial(cubes, evals, w);
                     assert_eq!(buf, want, "{cubes} hypercubes, {evals} points");
                     assert_eq!(fewest, want_fewest);
@@ -1242,6 +1317,87 @@ mod tests {
         }
         bad[19_683] += 1;
         assert!(fewest_points(&bad).is_some());
+    }
+
+    #[test]
+    fn the_estimate_adds_the_weights_as_the_plan_would() {
+        // Σw from `estimate` (added as the weights are written) is `piecewise_sum` of them, bit
+        // for bit, over several pieces and a short last one; and the estimate is Σ mean_h / cubes.
+        let cubes = 2 * CUBE_PIECE as u64 + 77;
+        let offsets = allocate(cubes, 5 * cubes, None);
+        let mut sums = VegasSums::zeros(cubes, 1, 2);
+        let mut want = 0.0;
+        for h in 0..cubes as usize {
+            use warpmc_kernels::accum::{ExactSum, to_fixed64};
+            let (mut s1, mut s2) = (ExactSum::ZERO, ExactSum::ZERO);
+            let n = (offsets[h + 1] - offsets[h]) as f64;
+            for k in 0..offsets[h + 1] - offsets[h] {
+                let x = ((h as u64 * 7919 + k * 104_729) % 1000) as f64 / 64.0 - 3.0;
+                s1.add_fixed(to_fixed64(x).unwrap());
+                s2.add_fixed(to_fixed64(x * x).unwrap());
+                want += x / n / cubes as f64;
+            }
+            sums.cubes[h * vegas::CUBE_WORDS..][..3].copy_from_slice(&s1.w);
+            sums.cubes[h * vegas::CUBE_WORDS + 3..][..3].copy_from_slice(&s2.w);
+        }
+        let mut weights = Vec::new();
+        let e = estimate(&sums, &offsets, 0.75, &mut weights);
+        assert_eq!(weights.len(), cubes as usize);
+        assert!(weights.iter().filter(|&&w| w > 0.0).count() > cubes as usize / 2);
+        assert_eq!(e.weight_sum.to_bits(), piecewise_sum(&weights).to_bits());
+        assert!((e.estimate - want).abs() < 1e-12 * want.abs().max(1.0), "{} against {want}", e.estimate);
+        assert!(e.variance > 0.0);
+    }
+
+    #[test]
+    fn a_job_is_checked_on_the_part_of_the_plan_its_range_reads() {
+        let (cubes, evals) = (4096u64, 40_000u64);
+        let offsets = allocate(cubes, evals, None);
+        let points = offsets[cubes as usize]; // 9 a hypercube
+        let job = VegasJob {
+            seed: 1,
+            first_stream: 0,
+            points,
+            cubes,
+            dim: 2,
+            bins: 8,
+            strata: 64,
+            scale_exp: 0,
+            bin_frac_bits: plan_bin_frac_bits(&offsets),
+            reserved: 0,
+        };
+        let edges = Grid::uniform(2, 8).edges;
+        // The part: the hypercubes of the range's points and the end of the last.
+        let range = 1234..20_000;
+        let part = check_job(&job, &edges, &offsets, &range).unwrap();
+        assert_eq!(part, vegas::cube_of(&offsets, 1234) as usize..touched_end(&offsets, &range) as usize + 1);
+        assert!(offsets[part.start] <= range.start && offsets[part.end - 1] >= range.end);
+        assert_eq!(check_job(&job, &edges, &offsets, &(7..7)).unwrap(), 0..0);
+        assert_eq!(check_job(&job, &edges, &offsets, &(0..points)).unwrap(), 0..cubes as usize + 1);
+        // A decrease in the part or where it starts or ends is refused; one far from it is left
+        // to the whole plan's check.
+        for (at, refused) in [(part.start, true), (part.start + 1, true), (part.end - 1, true), (part.end + 3, false), (2, false)] {
+            let mut bad = offsets.clone();
+            bad[at] = bad[at - 1] - 1;
+            assert_eq!(check_job(&job, &edges, &bad, &range).is_err(), refused, "decrease at {at}");
+            assert!(check_plan(&job, &bad).is_err());
+        }
+        assert!(check_plan(&job, &offsets).is_ok());
+        // Too few points for the job's bin fixed point, in the part or only outside it.
+        let coarse = VegasJob { bin_frac_bits: job.bin_frac_bits + 1, ..job };
+        assert!(check_job(&coarse, &edges, &offsets, &range).is_err());
+        let mut thin = offsets.clone();
+        let last = cubes as usize;
+        thin[last - 1] = thin[last] - 1; // the last hypercube left with one point
+        let thin_job = VegasJob { bin_frac_bits: plan_bin_frac_bits(&offsets), ..job };
+        assert!(check_job(&thin_job, &edges, &thin, &range).is_ok());
+        assert!(check_plan(&thin_job, &thin).is_err());
+        // The plan's ends and lengths.
+        let mut shifted = offsets.clone();
+        shifted[0] = 1;
+        assert!(check_job(&job, &edges, &shifted, &range).is_err());
+        assert!(check_job(&job, &edges, &offsets[..offsets.len() - 1], &range).is_err());
+        assert!(check_job(&job, &edges, &offsets, &(0..points + 1)).is_err());
     }
 
     #[test]

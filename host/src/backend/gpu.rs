@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, LaunchConfig,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError, LaunchConfig,
     PushKernelArg,
 };
 use warpmc_kernels::accum::PairMoments;
@@ -1505,7 +1505,7 @@ impl GpuExecutor {
         into: Option<CubesInto<'_>>,
     ) -> Result<warpmc_kernels::vegas::VegasSums> {
         use warpmc_kernels::vegas::{BIN_WORDS, CUBE_WORDS, SHARED_BIN_BYTES, STAT_WORDS, VegasSums, cube_of};
-        crate::integrate::check_job(job, edges, offsets, &range)?;
+        let part = crate::integrate::check_job(job, edges, offsets, &range)?;
         // Several devices run from threads of their own (`integrate::run_split`): the driver
         // calls below that take no stream (occupancy) need this device's context current here.
         self.ctx.bind_to_thread().map_err(gpu_err("binding the device's context"))?;
@@ -1577,7 +1577,23 @@ impl GpuExecutor {
         stream.memset_zeros(&mut d_bins.slice_mut(..bin_words)).map_err(gpu_err("zero"))?;
         stream.memset_zeros(&mut d_stats.slice_mut(..STAT_WORDS)).map_err(gpu_err("zero"))?;
         stream.memcpy_htod(edges, &mut d_edges.slice_mut(..edges.len())).map_err(gpu_err("copy grid"))?;
-        stream.memcpy_htod(offsets, &mut d_offsets.slice_mut(..offsets.len())).map_err(gpu_err("copy plan"))?;
+        // The plan: only the part this range reads (`check_job`), so that each of N devices
+        // copies 1/N of it (a million hypercubes' offsets are 8 MiB from pageable memory every
+        // iteration); before it zeros and after it `u64::MAX`, so that the device's copy does not
+        // decrease and the kernel's search (`vegas::cube_of`) finds each point's hypercube in it.
+        if part.start > 0 {
+            stream.memset_zeros(&mut d_offsets.slice_mut(..part.start)).map_err(gpu_err("zero"))?;
+        }
+        stream.memcpy_htod(&offsets[part.clone()], &mut d_offsets.slice_mut(part.clone())).map_err(gpu_err("copy plan"))?;
+        if part.end < offsets.len() {
+            let mut after = d_offsets.slice_mut(part.end..offsets.len());
+            let bytes = after.len() * std::mem::size_of::<u64>();
+            let (at, _record) = after.device_ptr_mut(stream);
+            // SAFETY: `at` is the device address of `after`, `bytes` long, in this context; the
+            // set is ordered on `stream` (`_record` orders later uses of the buffer after it).
+            unsafe { cudarc::driver::result::memset_d8_async(at, 0xff, bytes, stream.cu_stream()) }
+                .map_err(gpu_err("plan end"))?;
+        }
         let job_arg = ByValue(*job);
         let flag = shared_bins as u32;
         let (first, end) = (range.start, range.end);
@@ -1596,6 +1612,7 @@ impl GpuExecutor {
                 .arg(&end);
             // SAFETY: the argument list matches `vegas__<gen>` (`gpu.rs`, `vegas_points`);
             // `check_job` checked the lengths of the grid and the plan and the range, and the
+            // part of the plan the range reads, copied between zeros and `u64::MAX`; the
             // buffers hold at least those lengths (`grow`); `cubes`, `bins` and `stats` hold the
             // words documented there, zeroed where this range's points add to them; the block
             // has the generator's shared bytes per thread (a collective generator's warp states)
