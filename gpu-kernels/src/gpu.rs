@@ -1666,8 +1666,9 @@ unsafe fn shared_bin_add(a: u32, lo: u32, hi: u32) {
 /// # Safety
 /// `edges` holds `dim (bins + 1)` values, `offsets` `cubes + 1` non-decreasing values, those
 /// from the hypercube of point `first` to the end of that of point `end - 1` the plan's (a host
-/// that copies only that part sets the others to 0 before it and `u64::MAX` after); `cubes` holds `CUBE_WORDS` words per hypercube, `bins` `BIN_WORDS` per bin of each
-/// axis, `stats` `STAT_WORDS` words; `1 <= dim <= MAX_DIM`, `1 <= bins`, `1 <= strata`;
+/// that copies only that part sets the others to 0 before it and `u64::MAX` after); `cubes`
+/// holds `CUBE_WORDS` words per hypercube, `bins` `BIN_WORDS` per bin of each axis, `stats`
+/// `STAT_WORDS` words; `1 <= dim <= MAX_DIM`, `1 <= bins`, `1 <= strata`;
 /// `first <= end <= points`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]

@@ -244,8 +244,9 @@ pub struct Iteration {
     pub kept: bool,
     /// Runs of the iteration thrown away because the fixed-point scale had to change.
     pub rescaled: u32,
-    /// Wall time of the iteration: `run_seconds` on the devices (sampling, copies, merging the
-    /// sums, MPI reductions), the rest on the host (plan, estimate, grid refinement).
+    /// Wall time of the iteration from the run on: `run_seconds` on the devices (sampling,
+    /// copies, merging the sums, MPI reductions), the rest on the host (`estimate_seconds`). The
+    /// plan, made before it, is `plan_seconds`.
     pub seconds: f64,
     pub run_seconds: f64,
     /// The host's part before the run: the plan (points per hypercube, [`allocate_into`]).
