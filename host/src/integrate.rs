@@ -374,18 +374,20 @@ pub fn refine_axis(edges: &[f64], d: &[f64], alpha: f64) -> Vec<f64> {
     out
 }
 
-/// The sampling plan of an iteration: the points' offsets per hypercube.
-fn allocate(cubes: u64, evals: u64, weights: Option<&[f64]>) -> Vec<u64> {
+/// The sampling plan of an iteration without weights (points spread evenly): the points'
+/// offsets per hypercube. Used by the GPU's kernel rates and by tests.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+fn allocate(cubes: u64, evals: u64) -> Vec<u64> {
     let mut offsets = Vec::new();
-    allocate_into(cubes, evals, weights.map(|w| (w, piecewise_sum(w))), &mut offsets);
+    allocate_into(cubes, evals, None, &mut offsets);
     offsets
 }
 
 /// The sampling plan into `offsets` (the previous iteration's buffer, reused): hypercube `h`
 /// gets `2 + ⌊spare w_h / Σw⌋` points (`spare / cubes` without usable weights), and `offsets`
 /// their running sums from 0. Returns the fewest points a hypercube got. `weights` comes with
-/// its `Σw` as [`piecewise_sum`] adds it (the previous [`estimate`] adds it as it writes the
-/// weights). The counts and the running sums go through fixed pieces in parallel (a million
+/// its `Σw`, added in fixed pieces (the previous [`estimate`] adds it as it writes the
+/// weights; the tests check it against `piecewise_sum`). The counts and the running sums go through fixed pieces in parallel (a million
 /// hypercubes are milliseconds of serial work between two launches), and `Σw` was added in
 /// fixed pieces, so the plan does not depend on the thread count.
 fn allocate_into(cubes: u64, evals: u64, weights: Option<(&[f64], f64)>, offsets: &mut Vec<u64>) -> u64 {
@@ -436,8 +438,9 @@ fn allocate_into(cubes: u64, evals: u64, weights: Option<(&[f64], f64)>, offsets
 }
 
 /// `Σw`, added in pieces of [`CUBE_PIECE`] in order, on rayon's workers, and the pieces' sums
-/// in order: the same bits for any thread count (a serial sum of a million weights is a
-/// dependent chain of additions, milliseconds between two launches).
+/// in order: the same bits for any thread count. [`estimate`] adds `Σw` so as it writes the
+/// weights; this separate pass is the tests' reference for it.
+#[cfg(test)]
 fn piecewise_sum(w: &[f64]) -> f64 {
     use rayon::prelude::*;
     let parts: Vec<f64> = w.par_chunks(CUBE_PIECE).map(|c| c.iter().fold(0.0, |a, &x| a + x)).collect();
@@ -479,7 +482,7 @@ fn estimate(sums: &VegasSums, offsets: &[u64], beta: f64, weights: &mut Vec<f64>
         })
         .collect();
     let (estimate, variance) = parts.iter().fold((0.0, 0.0), |(e, v), &(pe, pv, _)| (e + pe, v + pv));
-    // Σw as [`piecewise_sum`] adds it (the same pieces, each from 0 in order, then the pieces in
+    // Σw as `piecewise_sum` adds it (the same pieces, each from 0 in order, then the pieces in
     // order), without a second pass over the weights.
     let weight_sum = parts.iter().fold(0.0, |a, &(_, _, pw)| a + pw);
     Estimate { estimate, variance, weight_sum }
@@ -1137,7 +1140,7 @@ pub fn kernel_rates(
     result: &IntegrationResult,
 ) -> Result<KernelRates> {
     let cubes = result.cubes;
-    let offsets = allocate(cubes, spec.evals_per_iteration, None);
+    let offsets = allocate(cubes, spec.evals_per_iteration);
     let points = *offsets.last().unwrap();
     let edges: Vec<f64> = result.grid.iter().flatten().copied().collect();
     let job = VegasJob {
@@ -1310,7 +1313,7 @@ mod tests {
             }
         }
         // A plan that decreases anywhere (inside a piece or across two) is refused.
-        let mut bad = allocate(19_683, 1 << 20, None);
+        let mut bad = allocate(19_683, 1 << 20);
         for at in [5usize, CUBE_PIECE, CUBE_PIECE + 1, 19_683] {
             let mut b = bad.clone();
             b[at] = b[at - 1] - 1;
@@ -1325,7 +1328,7 @@ mod tests {
         // Σw from `estimate` (added as the weights are written) is `piecewise_sum` of them, bit
         // for bit, over several pieces and a short last one; and the estimate is Σ mean_h / cubes.
         let cubes = 2 * CUBE_PIECE as u64 + 77;
-        let offsets = allocate(cubes, 5 * cubes, None);
+        let offsets = allocate(cubes, 5 * cubes);
         let mut sums = VegasSums::zeros(cubes, 1, 2);
         let mut want = 0.0;
         for h in 0..cubes as usize {
@@ -1353,7 +1356,7 @@ mod tests {
     #[test]
     fn a_job_is_checked_on_the_part_of_the_plan_its_range_reads() {
         let (cubes, evals) = (4096u64, 40_000u64);
-        let offsets = allocate(cubes, evals, None);
+        let offsets = allocate(cubes, evals);
         let points = offsets[cubes as usize]; // 9 a hypercube
         let job = VegasJob {
             seed: 1,
@@ -1458,7 +1461,7 @@ mod tests {
         let p = is.params();
         let (dim, bins, strata) = (3u32, 8u32, 4u32);
         let cubes = (strata as u64).pow(dim);
-        let offsets = allocate(cubes, 1000, None);
+        let offsets = allocate(cubes, 1000);
         let points = *offsets.last().unwrap();
         let job = VegasJob {
             seed: 11,
@@ -1522,7 +1525,7 @@ mod tests {
         // runner once filled silently, dropping the rest) is an error.
         let is = IntegrandSpec::new(Family::Gaussian, 2).unwrap();
         let p = is.params();
-        let offsets = allocate(16, 400, None);
+        let offsets = allocate(16, 400);
         let job = VegasJob {
             seed: 5,
             first_stream: 0,
