@@ -1565,6 +1565,8 @@ struct GpuVegasSink {
     /// The shared-space address of the block's bins (computed once: the address of the
     /// module's shared array costs a few instructions each time).
     shared_base: u32,
+    /// Bytes from one word plane of the shared bins to the next ([`shared_bin_address`]).
+    plane_bytes: u32,
     max: u64,
     out_of_range: u64,
     not_finite: u64,
@@ -1602,11 +1604,11 @@ impl vegas::Sink for GpuVegasSink {
     fn bin(&mut self, axis: usize, bin: u32, q: u64) {
         let i = axis as u32 * self.bins_per_axis + bin;
         if self.shared_bins {
-            let a = self.shared_base + i * vegas::SHARED_BIN_BYTES as u32;
+            let a = shared_bin_address(self.shared_base, i, 0, self.plane_bytes);
             let (lo, hi) = (q as u32, (q >> 32) as u32);
-            // SAFETY: the block's shared memory holds SHARED_BIN_BYTES per bin (`shared_bins`),
-            // so the four words at `a` are inside it and 4-aligned.
-            unsafe { shared_bin_add(a, lo, hi) };
+            // SAFETY: the block's shared memory holds SHARED_BIN_BYTES per bin (`shared_bins`)
+            // in four word planes of `plane_bytes`, so the bin's four words are inside it.
+            unsafe { shared_bin_add(a, self.plane_bytes, lo, hi) };
         } else {
             // SAFETY: `bins` holds BIN_WORDS words per bin of every axis.
             unsafe { atomic_add_192(self.bins.wrapping_add(i as usize * vegas::BIN_WORDS), [q, 0, 0]) };
@@ -1624,16 +1626,15 @@ impl vegas::Sink for GpuVegasSink {
             }
             return;
         }
-        const B: u32 = vegas::SHARED_BIN_BYTES as u32;
         let (lo, hi) = (q as u32, (q >> 32) as u32);
-        let axis = self.bins_per_axis * B;
+        let axis = self.bins_per_axis * 4;
         let mut a = self.shared_base;
         for &b in bin {
             // SAFETY: the block's shared memory holds SHARED_BIN_BYTES per bin of every axis
-            // (`shared_bins`), axis-major from `shared_base`; `bin.len()` is the dimension and
-            // each `bin[j] < bins_per_axis` (`vegas::map_point_from`), so the address is a bin's,
-            // 16-aligned.
-            unsafe { shared_bin_add(a + b as u32 * B, lo, hi) };
+            // (`shared_bins`), in word planes axis-major from `shared_base`; `bin.len()` is the
+            // dimension and each `bin[j] < bins_per_axis` (`vegas::map_point_from`), so the
+            // address is word 0 of a bin's.
+            unsafe { shared_bin_add(a + b as u32 * 4, self.plane_bytes, lo, hi) };
             a += axis;
         }
     }
@@ -1646,16 +1647,30 @@ impl vegas::Sink for GpuVegasSink {
     }
 }
 
-/// [`vegas::quad_add`] of `hi 2^32 + lo` to the bin at shared address `a`. The bin's total
-/// stays below 2^128: fewer than 2^64 adds, each below 2^64.
+/// The shared address of word `w` (0 least significant) of bin `i` (counted over all axes,
+/// axis-major) when the block's bins start at `base`, `plane_bytes = 4 dim bins`.
+///
+/// The words lie in four planes, word `w` of every bin in plane `w`, so that successive bins'
+/// words of one plane are successive 32-bit words. Shared memory has 32 banks of 4 bytes: with a
+/// bin's four words side by side (16 bytes a bin), bins `b` and `b + 8` shared a bank, and the
+/// 32 lanes of a warp adding to random bins of an axis met only 8 banks (about 7 adds queued on
+/// the busiest); in planes they meet all 32.
+#[inline(always)]
+fn shared_bin_address(base: u32, i: u32, w: u32, plane_bytes: u32) -> u32 {
+    base + w * plane_bytes + 4 * i
+}
+
+/// [`vegas::quad_add`] of `hi 2^32 + lo` to the bin whose word 0 is at shared address `a`, its
+/// word `w` at `a + w plane_bytes` ([`shared_bin_address`]). The bin's total stays below 2^128:
+/// fewer than 2^64 adds, each below 2^64.
 ///
 /// # Safety
-/// `a` is 4-aligned, and the 16 bytes from it lie in the block's dynamic shared memory.
+/// `a` is 4-aligned, and the four words lie in the block's dynamic shared memory.
 #[inline(always)]
-unsafe fn shared_bin_add(a: u32, lo: u32, hi: u32) {
+unsafe fn shared_bin_add(a: u32, plane_bytes: u32, lo: u32, hi: u32) {
     use crate::platform::nvptx::shared_atomic_add_u32 as add;
     // SAFETY: the caller's contract; `w < 4`.
-    vegas::quad_add(&mut |w, x| unsafe { add(a + 4 * w, x) }, lo, hi)
+    vegas::quad_add(&mut |w, x| unsafe { add(a + w * plane_bytes, x) }, lo, hi)
 }
 
 /// Points `first..end` of one VEGAS iteration (`crate::vegas`), thread `t` of `T` taking the
@@ -1756,6 +1771,7 @@ unsafe fn open_vegas_block(
         bins_per_axis: job.bins,
         shared_bins,
         shared_base,
+        plane_bytes: (dim * job.bins as usize * 4) as u32,
         max: 0,
         out_of_range: 0,
         not_finite: 0,
@@ -1771,7 +1787,7 @@ unsafe fn open_vegas_block(
 /// `stats` holds STAT_WORDS words, `bins` BIN_WORDS words per bin of every axis.
 #[inline(always)]
 unsafe fn close_vegas_block(job: &vegas::VegasJob, sink: &GpuVegasSink, bins: *mut u64, stats: *mut u64, shared: bool) {
-    use crate::platform::nvptx::{global_atomic_add_u64, global_atomic_max_u64, shared_load_u64};
+    use crate::platform::nvptx::{global_atomic_add_u64, global_atomic_max_u64, shared_load};
     // SAFETY: `stats` holds STAT_WORDS words.
     unsafe {
         if sink.max != 0 {
@@ -1792,10 +1808,11 @@ unsafe fn close_vegas_block(job: &vegas::VegasJob, sink: &GpuVegasSink, bins: *m
         unsafe { _syncthreads() };
         let mut b = tid;
         while b < all_bins {
-            // SAFETY: inside the block's shared bins; `bins` holds BIN_WORDS words per bin.
+            // SAFETY: inside the block's shared bins (four word planes); `bins` holds
+            // BIN_WORDS words per bin.
             unsafe {
-                let a = sink.shared_base + (b * vegas::SHARED_BIN_BYTES) as u32;
-                let w = [shared_load_u64(a), shared_load_u64(a + 8), 0];
+                let word = |w| shared_load(shared_bin_address(sink.shared_base, b as u32, w, sink.plane_bytes)) as u64;
+                let w = [word(0) | word(1) << 32, word(2) | word(3) << 32, 0];
                 atomic_add_192(bins.add(b * vegas::BIN_WORDS), w);
             }
             b += bdim;

@@ -49,7 +49,9 @@ pub const BIN_WORDS: usize = 3;
 /// Bytes of one bin's sum in a block's shared memory on the GPU: 128 bits as four `u32`, each
 /// added with the hardware's native 32-bit shared atomic (there is no 64-bit one: PTX's
 /// `atom.shared.add.u64` is a compare-and-swap loop, which retried several times per add under
-/// the block's conflicts). A bin's total stays below `2^128`.
+/// the block's conflicts). A bin's total stays below `2^128`. The four words lie in four planes
+/// of the block's bins (word `w` of every bin in plane `w`), which spreads a warp's adds to
+/// random bins over all 32 banks of shared memory.
 pub const SHARED_BIN_BYTES: usize = 16;
 /// Words of the statistics block: `[max |v| bits, values out of range, values not finite]`.
 pub const STAT_WORDS: usize = 3;
