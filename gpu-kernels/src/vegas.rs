@@ -476,8 +476,13 @@ impl CubeDigits {
     /// Digit `j` (axis `j`'s position, `< strata`).
     #[inline(always)]
     pub fn get(&self, j: usize) -> u32 {
-        let mask = (1u64 << self.width) - 1; // width <= 32
-        (self.packed.wrapping_shr(j as u32 * self.width) & mask) as u32
+        (self.packed.wrapping_shr(j as u32 * self.width) as u32) & self.mask()
+    }
+
+    /// The mask of one digit's bits.
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        ((1u64 << self.width) - 1) as u32 // width <= 32
     }
 
     /// The digits of the next hypercube (an odometer over the first `dim` digits: no division,
@@ -552,8 +557,8 @@ pub fn map_point_from<U: Uniform32>(
     // A grid too short reads (1, 1) everywhere instead (no panic on the GPU).
     let full = bins >= 1 && edges.len() >= d * stride as usize;
     let mut jac = 1.0;
-    axis_uniforms(rng, d, |j, u| {
-        let y = (digits.get(j) as f64 + u) * inv_ns;
+    // Axis `j` at `y` (the point's position in the unit cube before the grid).
+    let mut axis = |j: usize, y: f64| {
         let t = y * nb; // in [0, bins (1 + 2^-52)]: finite and not negative
         let i = crate::platform::f64_to_u32(t).min(bins.wrapping_sub(1));
         let frac = t - i as f64;
@@ -570,7 +575,21 @@ pub fn map_point_from<U: Uniform32>(
         x[j & (MAX_DIM - 1)] = lo + frac * width;
         bin[j & (MAX_DIM - 1)] = i as u16; // i < bins <= MAX_BINS = 512
         jac *= nb * width;
-    });
+    };
+    if digits.width == 0 {
+        // One stratum an axis (the default plan from 23 dimensions on): every digit is 0 and
+        // `inv_ns` 1, so `y` is `u`, the same bits as `(0 + u) 1`, without the digits' work.
+        axis_uniforms(rng, d, |j, u| axis(j, u));
+    } else {
+        // The digits in axis order, taken from the packed word as the axes come (a shift by
+        // the digits' width, where `CubeDigits::get` shifts by `j width` on 64 bits).
+        let (mut rest, mask) = (digits.packed, digits.mask());
+        axis_uniforms(rng, d, |j, u| {
+            let digit = rest as u32 & mask;
+            rest >>= digits.width;
+            axis(j, (digit as f64 + u) * inv_ns)
+        });
+    }
     jac
 }
 
