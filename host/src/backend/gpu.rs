@@ -1578,7 +1578,7 @@ impl GpuExecutor {
         stream.memset_zeros(&mut d_stats.slice_mut(..STAT_WORDS)).map_err(gpu_err("zero"))?;
         stream.memcpy_htod(edges, &mut d_edges.slice_mut(..edges.len())).map_err(gpu_err("copy grid"))?;
         // The plan: only the part this range reads (`check_job`), so that each of N devices
-        // copies 1/N of it (a million hypercubes' offsets are 8 MiB from pageable memory every
+        // copies 1/N of it (a million hypercubes' offsets are 8 MB from pageable memory every
         // iteration); before it zeros and after it `u64::MAX`, so that the device's copy does not
         // decrease and the kernel's search (`vegas::cube_of`) finds each point's hypercube in it.
         if part.start > 0 {
