@@ -387,9 +387,10 @@ fn allocate(cubes: u64, evals: u64) -> Vec<u64> {
 /// gets `2 + ⌊spare w_h / Σw⌋` points (`spare / cubes` without usable weights), and `offsets`
 /// their running sums from 0. Returns the fewest points a hypercube got. `weights` comes with
 /// its `Σw`, added in fixed pieces (the previous [`estimate`] adds it as it writes the
-/// weights; the tests check it against `piecewise_sum`). The counts and the running sums go through fixed pieces in parallel (a million
-/// hypercubes are milliseconds of serial work between two launches), and `Σw` was added in
-/// fixed pieces, so the plan does not depend on the thread count.
+/// weights; the tests check it against `piecewise_sum`). The counts and the running sums go
+/// through fixed pieces in parallel (a million hypercubes are milliseconds of serial work
+/// between two launches), and `Σw` was added in fixed pieces, so the plan does not depend on
+/// the thread count.
 fn allocate_into(cubes: u64, evals: u64, weights: Option<(&[f64], f64)>, offsets: &mut Vec<u64>) -> u64 {
     use rayon::prelude::*;
     let spare = evals.saturating_sub(2 * cubes);
