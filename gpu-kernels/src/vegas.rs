@@ -561,9 +561,9 @@ struct AxisCell {
 /// order) and cells (`fetch`, which loads the increment's edges) before either is `put`. So a
 /// GPU thread issues both axes' edge loads before it waits on the first. Measured on an H200
 /// (2026-11-29, 2^26 points an iteration, Philox, the default plan; BENCHMARKS.md) against one
-/// axis at a time: 2.5 to 5.5 points more of the plain kernel's rate from d = 22 to 32, 0 to 1.5
-/// points less at d = 8 and 16, with the same registers (128) and the same bits. Pairs on the
-/// one-stratum path only, one axis at a time with the digits, was slower than either.
+/// axis at a time: 0.7 to 5.7 points more of the plain kernel's rate from d = 22 to 32, up to
+/// 1.7 points less at d = 8 and 16, with the same registers (128) and the same bits. Pairs on
+/// the one-stratum path only, one axis at a time with the digits, was slower than either.
 #[inline(always)]
 fn map_axes<U: Uniform32>(
     rng: &mut U,
